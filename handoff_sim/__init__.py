@@ -1,0 +1,97 @@
+"""handoff_sim: an asyncio runtime for sub-agent delegation, with virtual time.
+
+See README.md for a tour; ``handoff_sim.testing`` has the fake models.
+"""
+
+from handoff_sim._context import current_depth
+from handoff_sim.agent import Agent, RunResult
+from handoff_sim.errors import (
+    ConfigurationError,
+    DuplicateToolNameError,
+    HandoffDeniedError,
+    HandoffSimError,
+    HandoffTimeoutError,
+    InvalidNameError,
+    MaxStepsExceededError,
+    PolicyError,
+    ReservedPrefixError,
+    RunError,
+    ScriptAssertionError,
+    ScriptError,
+    ScriptExhaustedError,
+    UnconsumedStepsError,
+    UnknownToolError,
+    VirtualDeadlineError,
+    VirtualDeadlockError,
+    VirtualTimeError,
+)
+from handoff_sim.events import Event
+from handoff_sim.hooks import hookimpl
+from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
+from handoff_sim.models import ModelClient
+from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
+from handoff_sim.simulation import Simulation, VirtualTimeLoop, simulate
+from handoff_sim.subagents import (
+    FailureAction,
+    HandoffPolicy,
+    SessionMode,
+    SubAgent,
+    normalize_tool_name,
+    resolve_input,
+)
+from handoff_sim.tools import Tool, ToolExecutor, ToolSetExecutor, tool
+from handoff_sim.trace import HandoffNode, HandoffRecord, Trace
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent",
+    "ConfigurationError",
+    "DuplicateToolNameError",
+    "Event",
+    "FailureAction",
+    "HandoffDeniedError",
+    "HandoffNode",
+    "HandoffPolicy",
+    "HandoffRecord",
+    "HandoffSimError",
+    "HandoffTimeoutError",
+    "InMemorySessionStore",
+    "InvalidNameError",
+    "JsonlSessionStore",
+    "MaxStepsExceededError",
+    "Message",
+    "ModelClient",
+    "ModelRequest",
+    "ModelResponse",
+    "PolicyError",
+    "ReservedPrefixError",
+    "RunError",
+    "RunResult",
+    "ScriptAssertionError",
+    "ScriptError",
+    "ScriptExhaustedError",
+    "Session",
+    "SessionMode",
+    "SessionStore",
+    "Simulation",
+    "SubAgent",
+    "Tool",
+    "ToolCall",
+    "ToolExecutor",
+    "ToolSetExecutor",
+    "ToolSpec",
+    "Trace",
+    "UnconsumedStepsError",
+    "UnknownToolError",
+    "VirtualDeadlineError",
+    "VirtualDeadlockError",
+    "VirtualTimeError",
+    "VirtualTimeLoop",
+    "current_depth",
+    "hookimpl",
+    "normalize_tool_name",
+    "resolve_input",
+    "simulate",
+    "tool",
+]

@@ -1,0 +1,153 @@
+"""Run-scoped state in ContextVars: the environment of a run and the current agent frame.
+
+Nothing here is global: a top-level run (or a Simulation) installs an
+environment; every agent run, sub-agents included, installs its own frame, and
+asyncio copies both into every task it spawns (S11).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from handoff_sim.events import Event
+from handoff_sim.hooks import hookimpl, new_plugin_manager
+from handoff_sim.sessions import Session
+
+__all__ = [
+    "Frame",
+    "RunEnvironment",
+    "current_depth",
+    "current_environment",
+    "current_frame",
+    "use_environment",
+    "use_frame",
+]
+
+
+class _Recorder:
+    """Collects every event of an environment, in emission order."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    @hookimpl(tryfirst=True)
+    def handoff_sim_event(self, event: Event) -> None:
+        self.events.append(event)
+
+
+class RunEnvironment:
+    """What every agent run inside one top-level run (or one Simulation) shares.
+
+    It numbers events and runs, draws seeded ids, reads the clock of the running
+    loop and hands events to the observers through pluggy.
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        observers: tuple[object, ...] = (),
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.recorder = _Recorder()
+        self._manager = new_plugin_manager((self.recorder, *observers))
+        self._hook = self._manager.hook.handoff_sim_event
+        self._clock = clock or asyncio.get_running_loop().time
+        self._origin_us = 0 if clock is not None else self._now_us_raw()
+        self._seq = 0
+        self._runs = 0
+        self.fault: Callable[[Event], bool] | None = None
+
+    def _now_us_raw(self) -> int:
+        return round(self._clock() * 1_000_000)
+
+    def now_us(self) -> int:
+        """Microseconds since the environment started (virtual under simulation)."""
+        return self._now_us_raw() - self._origin_us
+
+    def next_run_id(self) -> str:
+        """``run-1``, ``run-2``, … in start order."""
+        self._runs += 1
+        return f"run-{self._runs}"
+
+    def new_id(self, prefix: str) -> str:
+        """A seeded id like ``session-1f2e3d4c5b6a``: deterministic for a seed (R6)."""
+        return f"{prefix}-{self.rng.getrandbits(48):012x}"
+
+    def emit(self, cls: type[Event], frame: Frame, depth: int | None = None, **fields: Any) -> None:
+        """Build one event of ``cls`` for ``frame`` and publish it."""
+        self._seq += 1
+        event = cls(
+            seq=self._seq,
+            t=self.now_us() / 1_000_000,
+            agent=frame.agent,
+            depth=frame.depth if depth is None else depth,
+            run_id=frame.run_id,
+            **fields,
+        )
+        if self.fault is not None and self.fault(event):
+            return
+        self._hook(event=event)
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event recorded so far."""
+        return self.recorder.events
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """The agent run the current code belongs to."""
+
+    agent: str
+    depth: int
+    run_id: str
+    session: Session
+    handoff_id: str | None = None
+
+
+_ENVIRONMENT: ContextVar[RunEnvironment | None] = ContextVar("handoff_env", default=None)
+_FRAME: ContextVar[Frame | None] = ContextVar("handoff_frame", default=None)
+
+
+def current_environment() -> RunEnvironment | None:
+    """The environment of the run in progress, if any."""
+    return _ENVIRONMENT.get()
+
+
+def current_frame() -> Frame | None:
+    """The frame of the agent run in progress, if any."""
+    return _FRAME.get()
+
+
+def current_depth() -> int:
+    """Handoff depth of the running agent: 0 at the top, 1 in its sub-agents, …"""
+    frame = _FRAME.get()
+    return 0 if frame is None else frame.depth
+
+
+@contextmanager
+def use_environment(environment: RunEnvironment) -> Iterator[RunEnvironment]:
+    """Install ``environment`` for the code in the block."""
+    token = _ENVIRONMENT.set(environment)
+    try:
+        yield environment
+    finally:
+        _ENVIRONMENT.reset(token)
+
+
+@contextmanager
+def use_frame(frame: Frame) -> Iterator[Frame]:
+    """Install ``frame`` for the code in the block."""
+    token = _FRAME.set(frame)
+    try:
+        yield frame
+    finally:
+        _FRAME.reset(token)

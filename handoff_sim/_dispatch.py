@@ -1,0 +1,134 @@
+"""Execute one turn's tool calls: validate, run (in order or fork-join), collect in call order (R3, R5)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable, Sequence
+
+from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim.errors import HandoffDeniedError, ScriptError
+from handoff_sim.events import ToolEndEvent, ToolStartEvent
+from handoff_sim.messages import Message, ToolCall
+from handoff_sim.subagents.executor import ToolOutput
+from handoff_sim.tools import format_tool_error
+
+__all__ = ["dedupe_call_ids", "execute_calls"]
+
+Execute = Callable[[ToolCall], Awaitable[str | ToolOutput]]
+
+# Raised out of the run instead of becoming a tool result.
+_PROPAGATE = (HandoffDeniedError, ScriptError)
+
+
+def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tuple[ToolCall, ...]:
+    """Give every call a non-blank id unique within the agent run.
+
+    A blank id becomes ``call_<step>_<index>``; a repeated one gets ``~2``, ``~3``…
+    so handoff ids (``handoff:<call_id>``) and results stay unambiguous.
+    """
+    out = []
+    for index, call in enumerate(calls):
+        base = call.id.strip() if isinstance(call.id, str) and call.id.strip() else ""
+        base = base or f"call_{step}_{index}"
+        unique, n = base, 1
+        while unique in seen:
+            n += 1
+            unique = f"{base}~{n}"
+        seen.add(unique)
+        name = call.name if isinstance(call.name, str) and call.name else "tool"
+        arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        if unique != call.id or name != call.name or arguments != call.arguments:
+            call = ToolCall(unique, name, arguments)
+        out.append(call)
+    return tuple(out)
+
+
+def _arguments_problem(call: ToolCall) -> str | None:
+    text = call.arguments
+    if not text.strip():
+        return f"{call.name} arguments are required"
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return f"{call.name} arguments must be a JSON object"
+    return None if isinstance(value, dict) else f"{call.name} arguments must be a JSON object"
+
+
+class _Turn:
+    """The calls of one model turn and where their results go."""
+
+    def __init__(self, env: RunEnvironment, frame: Frame, execute: Execute) -> None:
+        self.env = env
+        self.frame = frame
+        self.execute = execute
+
+    def _end(self, call: ToolCall, status: str, output: str | None) -> None:
+        self.env.emit(
+            ToolEndEvent, self.frame, call_id=call.id, tool=call.name, status=status, output=output
+        )
+
+    async def run_one(self, call: ToolCall) -> Message:
+        """Run one call; every way it can end emits exactly one ``tool_end``."""
+        self.env.emit(
+            ToolStartEvent, self.frame, call_id=call.id, tool=call.name, arguments=call.arguments
+        )
+        problem = _arguments_problem(call)
+        if problem is not None:
+            self._end(call, "error", problem)
+            return Message(
+                role="tool", content=problem, tool_call_id=call.id, name=call.name, is_error=True
+            )
+        try:
+            result = await self.execute(call)
+        except asyncio.CancelledError:
+            self._end(call, "cancelled", None)
+            raise
+        except _PROPAGATE as exc:
+            self._end(call, "error", str(exc))
+            raise
+        except Exception as exc:
+            result = ToolOutput(format_tool_error(exc), is_error=True)
+        content, is_error = (
+            (result.content, result.is_error) if isinstance(result, ToolOutput) else (result, False)
+        )
+        self._end(call, "error" if is_error else "ok", content)
+        return Message(
+            role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error
+        )
+
+
+async def execute_calls(
+    calls: Sequence[ToolCall],
+    env: RunEnvironment,
+    frame: Frame,
+    execute: Execute,
+    *,
+    parallel: bool,
+) -> list[Message]:
+    """Run ``calls`` and return their result messages in the model's call order.
+
+    With ``parallel`` every call runs concurrently and the turn waits for all
+    (fork-join). If one raises an error that aborts the run, its siblings are
+    cancelled (each still ends with status ``cancelled``) and the error is raised.
+    """
+    turn = _Turn(env, frame, execute)
+    if not parallel or len(calls) < 2:
+        return [await turn.run_one(call) for call in calls]
+    tasks: list[asyncio.Task[Message]] = []
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(turn.run_one(call)) for call in calls]
+    except BaseExceptionGroup as group_error:
+        raise _first_error(group_error, tasks) from None
+    return [task.result() for task in tasks]
+
+
+def _first_error(group: BaseExceptionGroup[BaseException], tasks: list[asyncio.Task[Message]]) -> BaseException:
+    """The error of the earliest call (in call order) that failed on its own."""
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            error = task.exception()
+            assert error is not None
+            return error
+    return group.exceptions[0]

@@ -1,0 +1,113 @@
+"""The ReAct loop as a small step function over explicit state (R4)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim._dispatch import dedupe_call_ids, execute_calls
+from handoff_sim.errors import MaxStepsExceededError
+from handoff_sim.events import ModelRequestEvent, ModelResponseEvent, RunEndEvent, RunStartEvent
+from handoff_sim.messages import Message, ModelRequest, ModelResponse
+
+if TYPE_CHECKING:
+    from handoff_sim.agent import Agent
+
+__all__ = ["LoopState", "run_loop"]
+
+
+@dataclass(slots=True)
+class LoopState:
+    """Where one agent run stands: its messages, model calls so far, and the answer."""
+
+    messages: list[Message]
+    steps: int = 0
+    output: str | None = None
+    done: bool = False
+    seen_call_ids: set[str] = field(default_factory=set)
+
+
+async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame) -> None:
+    """One model call, then the tool calls it asked for (if any)."""
+    state.steps += 1
+    request = ModelRequest(
+        agent=agent.name,
+        model=agent.model_name,
+        messages=tuple(state.messages),
+        tools=agent.tool_specs,
+        parallel_tool_calls=agent.parallel_tool_calls,
+    )
+    env.emit(
+        ModelRequestEvent,
+        frame,
+        step=state.steps,
+        messages=len(request.messages),
+        tools=request.tool_names,
+    )
+    response = await agent.model.complete(request)
+    if not isinstance(response, ModelResponse):
+        raise TypeError(
+            f"model of agent {agent.name!r} returned {type(response).__name__}, "
+            "expected ModelResponse"
+        )
+    calls = dedupe_call_ids(response.tool_calls, state.steps, state.seen_call_ids)
+    env.emit(
+        ModelResponseEvent,
+        frame,
+        step=state.steps,
+        text=response.text,
+        tool_calls=tuple(f"{c.id}:{c.name}" for c in calls),
+    )
+    state.messages.append(Message(role="assistant", content=response.text, tool_calls=calls))
+    if not calls:
+        state.output, state.done = response.text, True
+        return
+    results = await execute_calls(
+        calls, env, frame, agent.executor.execute, parallel=agent.parallel_tool_calls
+    )
+    state.messages.extend(results)
+
+
+async def run_loop(
+    agent: Agent,
+    user_input: str,
+    env: RunEnvironment,
+    frame: Frame,
+    parent_run_id: str | None,
+) -> LoopState:
+    """Run the agent until a text answer; save the session whatever happens (R4, R6)."""
+    session = frame.session
+    if agent.system_prompt and not session.messages:
+        session.messages.append(Message(role="system", content=agent.system_prompt))
+    session.messages.append(Message(role="user", content=user_input))
+    state = LoopState(messages=session.messages)
+    env.emit(
+        RunStartEvent, frame, input=user_input, session_id=session.id, parent_run_id=parent_run_id
+    )
+    status, error = "failed", None
+    try:
+        while not state.done:
+            if state.steps >= agent.max_steps:
+                raise MaxStepsExceededError(agent.name, agent.max_steps)
+            await step(agent, state, env, frame)
+        status = "completed"
+        return state
+    except asyncio.CancelledError:
+        status = "cancelled"
+        raise
+    except BaseException as exc:
+        error = f"{type(exc).__name__}: {exc}"
+        raise
+    finally:
+        session.status = status
+        agent.session_store.save(session)
+        env.emit(
+            RunEndEvent,
+            frame,
+            status=status,
+            output=state.output,
+            steps=state.steps,
+            error=error,
+        )

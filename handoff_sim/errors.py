@@ -1,0 +1,158 @@
+"""Every error handoff_sim raises, grouped by who has to act.
+
+    HandoffSimError
+    ├── ConfigurationError (ValueError)        raised at construction: fix the code
+    │   ├── InvalidNameError                    blank or malformed agent/tool name
+    │   ├── DuplicateToolNameError              two tools answer to one name
+    │   ├── ReservedPrefixError                 plain tool named ``subagent_*``
+    │   └── PolicyError                         invalid HandoffPolicy value
+    ├── RunError                               raised out of a run: the run stopped
+    │   ├── HandoffDeniedError                  policy denial under FailureAction.FAIL
+    │   ├── MaxStepsExceededError               the ReAct loop ran out of steps
+    │   └── VirtualTimeError                    a simulated run cannot go on
+    │       ├── VirtualDeadlockError            every task blocked, no timer pending
+    │       └── VirtualDeadlineError            virtual time passed the simulation's deadline
+    ├── ScriptError                            a fake model was used wrongly
+    │   ├── ScriptExhaustedError                asked for more steps than scripted
+    │   ├── ScriptAssertionError                a step's expectation on the request failed
+    │   └── UnconsumedStepsError                assert_complete() found steps left
+    HandoffTimeoutError (TimeoutError)         an attempt timed out; the model sees it
+    UnknownToolError (LookupError)             a tool executor does not serve a name
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ConfigurationError",
+    "DuplicateToolNameError",
+    "HandoffDeniedError",
+    "HandoffSimError",
+    "HandoffTimeoutError",
+    "InvalidNameError",
+    "MaxStepsExceededError",
+    "PolicyError",
+    "ReservedPrefixError",
+    "RunError",
+    "ScriptAssertionError",
+    "ScriptError",
+    "ScriptExhaustedError",
+    "UnconsumedStepsError",
+    "UnknownToolError",
+    "VirtualDeadlineError",
+    "VirtualDeadlockError",
+    "VirtualTimeError",
+]
+
+
+class HandoffSimError(Exception):
+    """Base class of every error raised by handoff_sim."""
+
+
+class ConfigurationError(HandoffSimError, ValueError):
+    """An agent, tool, sub-agent or policy was built with invalid values."""
+
+
+class InvalidNameError(ConfigurationError):
+    """A required name is blank, or an explicit tool name is malformed."""
+
+
+class DuplicateToolNameError(ConfigurationError):
+    """Two tools (plain or sub-agent) of one agent resolve to the same name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"duplicate subagent tool name: {name}")
+        self.name = name
+
+
+class ReservedPrefixError(ConfigurationError):
+    """A plain tool uses the ``subagent_`` prefix reserved for sub-agents (F1)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"Tool name '{name}' must not start with the reserved prefix 'subagent_', "
+            "which identifies sub-agent callables"
+        )
+        self.name = name
+
+
+class PolicyError(ConfigurationError):
+    """A HandoffPolicy field has an invalid value."""
+
+
+class RunError(HandoffSimError):
+    """A run stopped with an error the caller must handle."""
+
+
+class HandoffDeniedError(RunError):
+    """A handoff was refused by policy and the policy says FAIL (S8, S9)."""
+
+    def __init__(self, tool: str, reason: str, *, depth: int | None = None) -> None:
+        super().__init__(f"handoff denied for subagent tool {tool}: {reason}")
+        self.tool = tool
+        self.reason = reason
+        self.depth = depth
+
+
+class MaxStepsExceededError(RunError):
+    """An agent asked its model more than ``max_steps`` times in one run (R4)."""
+
+    def __init__(self, agent: str, max_steps: int) -> None:
+        super().__init__(f"agent {agent!r} exceeded max_steps={max_steps}")
+        self.agent = agent
+        self.max_steps = max_steps
+
+
+class VirtualTimeError(RunError):
+    """A simulated run cannot go on: it would hang, or it ran past its virtual deadline."""
+
+
+class VirtualDeadlockError(VirtualTimeError):
+    """Under simulation every task waits and no timer is pending: it would hang forever."""
+
+
+class VirtualDeadlineError(VirtualTimeError):
+    """Virtual time passed the simulation's deadline (a guard against endless runs)."""
+
+
+class ScriptError(HandoffSimError):
+    """A scripted fake model was driven past or against its script."""
+
+
+class ScriptExhaustedError(ScriptError):
+    """The model was called more times than its script has steps (M1)."""
+
+    def __init__(self, agent: str, step: int, length: int) -> None:
+        super().__init__(
+            f"script of agent {agent!r} exhausted: model call {step} requested, "
+            f"but the script has {length} step(s)"
+        )
+        self.agent = agent
+        self.step = step
+        self.length = length
+
+
+class ScriptAssertionError(ScriptError, AssertionError):
+    """A script step's expectation about the request it received did not hold."""
+
+
+class UnconsumedStepsError(ScriptError, AssertionError):
+    """``assert_complete()`` found script steps that no model call consumed."""
+
+
+class HandoffTimeoutError(TimeoutError):
+    """One handoff attempt ran past the policy's per-attempt timeout (S8)."""
+
+    def __init__(self, tool: str, timeout: float) -> None:
+        ms = timeout * 1000
+        shown = int(ms) if ms == int(ms) else ms
+        super().__init__(f"handoff timeout for subagent tool {tool} after {shown} ms")
+        self.tool = tool
+        self.timeout = timeout
+
+
+class UnknownToolError(LookupError):
+    """A tool executor was asked to run a tool name it does not serve."""
+
+    def __init__(self, name: str, detail: str | None = None) -> None:
+        super().__init__(detail or f"unknown tool: {name}")
+        self.name = name

@@ -1,0 +1,204 @@
+"""Typed events: every observable step of a run emits one (E1, E2).
+
+Each event carries ``seq`` (run-wide counter), ``t`` (seconds since the run
+environment started; virtual under simulation), ``type``, ``agent``, ``depth``
+and ``run_id``, plus the fields of its type. Events are frozen slotted
+dataclasses because a run builds thousands of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Literal
+
+__all__ = [
+    "EVENT_TYPES",
+    "AttemptOutcome",
+    "Event",
+    "HandoffAttemptEndEvent",
+    "HandoffAttemptStartEvent",
+    "HandoffEndEvent",
+    "HandoffReason",
+    "HandoffStartEvent",
+    "HandoffStatus",
+    "ModelRequestEvent",
+    "ModelResponseEvent",
+    "RunEndEvent",
+    "RunStartEvent",
+    "ToolEndEvent",
+    "ToolStartEvent",
+    "event_from_dict",
+]
+
+HandoffStatus = Literal["completed", "failed", "denied", "fallback", "unavailable", "cancelled"]
+HandoffReason = Literal["not_allowed", "denied_tool", "max_depth", "timeout", "error"]
+AttemptOutcome = Literal["ok", "timeout", "error", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    """Fields common to every event."""
+
+    type: ClassVar[str] = "event"
+    seq: int
+    t: float
+    agent: str
+    depth: int
+    run_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: ``seq``, ``t``, ``type`` first, then the rest in field order."""
+        data: dict[str, Any] = {"seq": self.seq, "t": self.t, "type": self.type}
+        for f in fields(self):
+            if f.name not in data:
+                value = getattr(self, f.name)
+                data[f.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunStartEvent(Event):
+    """An agent run began (top-level, or a sub-agent attempt)."""
+
+    type: ClassVar[str] = "run_start"
+    input: str
+    session_id: str
+    parent_run_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunEndEvent(Event):
+    """An agent run finished: ``status`` is completed, failed or cancelled."""
+
+    type: ClassVar[str] = "run_end"
+    status: Literal["completed", "failed", "cancelled"]
+    output: str | None
+    steps: int
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelRequestEvent(Event):
+    """The agent asked its model (``step`` is 1-based)."""
+
+    type: ClassVar[str] = "model_request"
+    step: int
+    messages: int
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelResponseEvent(Event):
+    """The model answered with text and/or tool calls."""
+
+    type: ClassVar[str] = "model_response"
+    step: int
+    text: str | None
+    tool_calls: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolStartEvent(Event):
+    """A tool call is about to run (plain or sub-agent)."""
+
+    type: ClassVar[str] = "tool_start"
+    call_id: str
+    tool: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolEndEvent(Event):
+    """A tool call finished: ``status`` is ok, error or cancelled."""
+
+    type: ClassVar[str] = "tool_end"
+    call_id: str
+    tool: str
+    status: Literal["ok", "error", "cancelled"]
+    output: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandoffStartEvent(Event):
+    """A handoff began; emitted before any policy check (S7)."""
+
+    type: ClassVar[str] = "handoff_start"
+    handoff_id: str
+    parent_handoff_id: str | None
+    call_id: str
+    tool: str
+    subagent: str
+    session_mode: str
+    session_id: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandoffAttemptStartEvent(Event):
+    """One attempt of a handoff began (``attempt`` is 1-based)."""
+
+    type: ClassVar[str] = "handoff_attempt_start"
+    handoff_id: str
+    call_id: str
+    tool: str
+    attempt: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandoffAttemptEndEvent(Event):
+    """One attempt of a handoff ended with ``outcome`` ok, timeout, error or cancelled."""
+
+    type: ClassVar[str] = "handoff_attempt_end"
+    handoff_id: str
+    call_id: str
+    tool: str
+    attempt: int
+    outcome: AttemptOutcome
+    duration_ms: float
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HandoffEndEvent(Event):
+    """A handoff ended; exactly one per ``handoff_start`` (E3)."""
+
+    type: ClassVar[str] = "handoff_end"
+    handoff_id: str
+    parent_handoff_id: str | None
+    call_id: str
+    tool: str
+    subagent: str
+    session_mode: str
+    session_id: str | None
+    status: HandoffStatus
+    reason: HandoffReason | None
+    attempts: int
+    duration_ms: float
+    output: str | None
+    error: str | None
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        RunStartEvent,
+        RunEndEvent,
+        ModelRequestEvent,
+        ModelResponseEvent,
+        ToolStartEvent,
+        ToolEndEvent,
+        HandoffStartEvent,
+        HandoffAttemptStartEvent,
+        HandoffAttemptEndEvent,
+        HandoffEndEvent,
+    )
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> Event:
+    """Rebuild an event from :meth:`Event.to_dict` output (JSON lines import)."""
+    cls = EVENT_TYPES[data["type"]]
+    kwargs = {k: v for k, v in data.items() if k != "type"}
+    for key in ("tools", "tool_calls"):
+        if key in kwargs and isinstance(kwargs[key], list):
+            kwargs[key] = tuple(kwargs[key])
+    return cls(**kwargs)

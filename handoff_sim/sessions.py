@@ -1,0 +1,157 @@
+"""Sessions (one conversation's memory) and where they are kept (R6, K5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from handoff_sim.messages import Message
+
+__all__ = ["InMemorySessionStore", "JsonlSessionStore", "Session", "SessionStore"]
+
+
+@dataclass(eq=False, slots=True)
+class Session:
+    """A conversation: its messages and where it sits in the delegation tree."""
+
+    id: str
+    parent_session_id: str | None = None
+    messages: list[Message] = field(default_factory=list)
+    title: str | None = None
+    root_session_id: str | None = None
+    agent: str | None = None
+    status: str = "open"
+
+    def metadata(self) -> dict[str, Any]:
+        """Everything but the messages, JSON-ready."""
+        return {
+            "id": self.id,
+            "parent_session_id": self.parent_session_id,
+            "root_session_id": self.root_session_id,
+            "title": self.title,
+            "agent": self.agent,
+            "status": self.status,
+            "message_count": len(self.messages),
+        }
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Keeps sessions; a run saves its session when it ends, also on error (R6)."""
+
+    def save(self, session: Session) -> None:
+        """Store (or overwrite) ``session``."""
+        ...
+
+    def load(self, session_id: str) -> Session | None:
+        """The stored session with that id, or None."""
+        ...
+
+    def ids(self) -> list[str]:
+        """Ids of every stored session, in the order first saved."""
+        ...
+
+
+class InMemorySessionStore:
+    """The default store: a dict of session snapshots."""
+
+    def __init__(self) -> None:
+        self._sessions: dict[str, Session] = {}
+
+    def save(self, session: Session) -> None:
+        """Keep a snapshot, so later changes to ``session`` do not leak in."""
+        self._sessions[session.id] = Session(
+            id=session.id,
+            parent_session_id=session.parent_session_id,
+            messages=list(session.messages),
+            title=session.title,
+            root_session_id=session.root_session_id,
+            agent=session.agent,
+            status=session.status,
+        )
+
+    def load(self, session_id: str) -> Session | None:
+        """A copy of the stored session, or None."""
+        stored = self._sessions.get(session_id)
+        if stored is None:
+            return None
+        return Session(
+            id=stored.id,
+            parent_session_id=stored.parent_session_id,
+            messages=list(stored.messages),
+            title=stored.title,
+            root_session_id=stored.root_session_id,
+            agent=stored.agent,
+            status=stored.status,
+        )
+
+    def ids(self) -> list[str]:
+        """Ids in the order first saved."""
+        return list(self._sessions)
+
+
+class JsonlSessionStore:
+    """Sessions on disk: ``<id>.jsonl`` (one message a line) plus ``<id>.meta.json``.
+
+    Both files are written to a temporary file and renamed, so a crash never
+    leaves half a session behind.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+
+    def _paths(self, session_id: str) -> tuple[Path, Path]:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)
+        return self.directory / f"{safe}.jsonl", self.directory / f"{safe}.meta.json"
+
+    def save(self, session: Session) -> None:
+        """Write both files atomically."""
+        messages_path, meta_path = self._paths(session.id)
+        lines = "".join(
+            json.dumps(m.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"
+            for m in session.messages
+        )
+        _atomic_write(messages_path, lines)
+        _atomic_write(meta_path, json.dumps(session.metadata(), indent=2, sort_keys=True) + "\n")
+
+    def load(self, session_id: str) -> Session | None:
+        """Read a session back, or None when it was never saved."""
+        messages_path, meta_path = self._paths(session_id)
+        if not meta_path.exists():
+            return None
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        messages = [
+            Message.from_dict(json.loads(line))
+            for line in messages_path.read_text(encoding="utf-8").splitlines()
+            if line.strip()
+        ]
+        return Session(
+            id=meta["id"],
+            parent_session_id=meta.get("parent_session_id"),
+            messages=messages,
+            title=meta.get("title"),
+            root_session_id=meta.get("root_session_id"),
+            agent=meta.get("agent"),
+            status=meta.get("status", "open"),
+        )
+
+    def ids(self) -> list[str]:
+        """Ids of the sessions on disk, sorted by file modification then name."""
+        metas = sorted(self.directory.glob("*.meta.json"), key=lambda p: (p.stat().st_mtime, p.name))
+        return [json.loads(p.read_text(encoding="utf-8"))["id"] for p in metas]
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,134 @@
+"""``VirtualTimeLoop``: an asyncio loop whose clock jumps to the next timer (V1–V3).
+
+Rules (see docs/virtual-time.md):
+
+* time is an integer count of microseconds; ``time()`` returns seconds;
+* when nothing is ready, the clock jumps straight to the next timer;
+* timers due at the same instant fire in the order they were scheduled (FIFO);
+* while executor (thread) work is pending, time stands still and the loop waits for it;
+* no timer, nothing ready, no thread work: a deadlock, raised as VirtualDeadlockError;
+* passing ``deadline`` seconds of virtual time raises VirtualDeadlineError.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import heapq
+import weakref
+from asyncio import events
+from collections.abc import Callable
+from contextvars import Context
+from typing import Any
+
+from handoff_sim.errors import VirtualDeadlineError, VirtualDeadlockError
+
+__all__ = ["VirtualTimeLoop"]
+
+_US = 1_000_000
+
+
+class _FifoTimerHandle(events.TimerHandle):
+    """A timer handle that breaks deadline ties by scheduling order."""
+
+    __slots__ = ("_order",)
+
+    def __init__(self, order: int, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._order = order
+
+    def _key(self) -> tuple[float, int]:
+        return (self._when, self._order)
+
+    def __lt__(self, other: object) -> bool:
+        if isinstance(other, _FifoTimerHandle):
+            return self._key() < other._key()
+        return super().__lt__(other)
+
+    def __le__(self, other: object) -> bool:
+        if isinstance(other, _FifoTimerHandle):
+            return self._key() <= other._key()
+        return super().__le__(other)
+
+    def __gt__(self, other: object) -> bool:
+        if isinstance(other, _FifoTimerHandle):
+            return self._key() > other._key()
+        return super().__gt__(other)
+
+    def __ge__(self, other: object) -> bool:
+        if isinstance(other, _FifoTimerHandle):
+            return self._key() >= other._key()
+        return super().__ge__(other)
+
+
+class VirtualTimeLoop(asyncio.SelectorEventLoop):
+    """A selector event loop with a virtual clock that starts at 0."""
+
+    def __init__(self, *, deadline: float | None = None, grace: float = 0.05) -> None:
+        super().__init__()
+        self._now_us = 0
+        self._timer_order = 0
+        self._deadline_us = None if deadline is None else round(deadline * _US)
+        self._grace = grace
+        self._threads: weakref.WeakSet[asyncio.Future[Any]] = weakref.WeakSet()
+        self.on_advance: Callable[[int], None] | None = None
+        real_select = self._selector.select
+
+        def select(timeout: float | None = None) -> list[Any]:
+            ready = real_select(0)
+            if ready or timeout == 0:
+                return ready
+            if any(not f.done() for f in self._threads):
+                return real_select(0.001 if timeout is None else min(timeout, 0.001))
+            if timeout is None:
+                ready = real_select(self._grace)
+                if ready:
+                    return ready
+                raise VirtualDeadlockError(
+                    f"virtual deadlock at t={self._now_us / _US:g}s: every task is waiting "
+                    "and no timer is pending"
+                )
+            self._advance(max(1, round(timeout * _US)))
+            return []
+
+        self._selector.select = select  # type: ignore[method-assign]
+
+    def time(self) -> float:
+        """Virtual seconds since the loop was created."""
+        return self._now_us / _US
+
+    @property
+    def now_us(self) -> int:
+        """Virtual microseconds since the loop was created."""
+        return self._now_us
+
+    def _advance(self, delta_us: int) -> None:
+        target = self._now_us + delta_us
+        if self._deadline_us is not None and target > self._deadline_us:
+            self._now_us = self._deadline_us
+            raise VirtualDeadlineError(
+                f"virtual time passed the deadline of {self._deadline_us / _US:g}s"
+            )
+        self._now_us = target
+        if self.on_advance is not None:
+            self.on_advance(target)
+
+    def call_at(  # type: ignore[override]
+        self, when: float, callback: Callable[..., object], *args: Any, context: Context | None = None
+    ) -> events.TimerHandle:
+        """Schedule at ``when`` rounded to the microsecond; ties fire first-scheduled first."""
+        self._check_closed()  # type: ignore[attr-defined]
+        self._timer_order += 1
+        when = round(when * _US) / _US if when != float("inf") else when
+        timer = _FifoTimerHandle(self._timer_order, when, callback, args, self, context)
+        heapq.heappush(self._scheduled, timer)  # type: ignore[attr-defined]
+        timer._scheduled = True
+        return timer
+
+    def run_in_executor(  # type: ignore[override]
+        self, executor: concurrent.futures.Executor | None, func: Callable[..., Any], *args: Any
+    ) -> asyncio.Future[Any]:
+        """Track thread work so the clock stands still while it runs."""
+        future = super().run_in_executor(executor, func, *args)
+        self._threads.add(future)
+        return future

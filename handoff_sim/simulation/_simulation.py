@@ -1,0 +1,120 @@
+"""``simulate`` and ``Simulation``: runs on a virtual-time loop, deterministic for a seed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine, Sequence
+from datetime import UTC, datetime, timedelta
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from handoff_sim._context import RunEnvironment, use_environment
+from handoff_sim.simulation._loop import VirtualTimeLoop
+from handoff_sim.trace import Trace
+
+if TYPE_CHECKING:
+    from handoff_sim.agent import Agent, RunResult
+    from handoff_sim.sessions import Session
+
+__all__ = ["DEFAULT_DEADLINE", "DEFAULT_START", "Simulation", "simulate"]
+
+DEFAULT_START = datetime(2026, 1, 1, tzinfo=UTC)
+DEFAULT_DEADLINE = 30 * 24 * 3600.0  # 30 virtual days: a run that goes longer is stuck
+
+T = TypeVar("T")
+
+
+class Simulation:
+    """One virtual-time loop and one seeded run environment, for one or more turns.
+
+    Turns share the clock, the ids and the trace, so a multi-turn conversation
+    reads as one timeline::
+
+        with Simulation(seed=7) as sim:
+            first = sim.run(agent, "hello")
+            sim.run(agent, "again", session=first.session_id)
+            print(sim.trace.render())
+
+    With ``wall_clock=True`` user code that reads ``time.time()`` or
+    ``datetime.now()`` sees ``start`` plus the virtual time (freezegun).
+    """
+
+    def __init__(
+        self,
+        *,
+        seed: int = 0,
+        observers: Sequence[object] = (),
+        wall_clock: bool = True,
+        start: datetime = DEFAULT_START,
+        deadline: float | None = DEFAULT_DEADLINE,
+    ) -> None:
+        self.seed = seed
+        self._start = start
+        self._wall_clock = wall_clock
+        self._loop = VirtualTimeLoop(deadline=deadline)
+        self._runner = asyncio.Runner(loop_factory=lambda: self._loop)
+        self.environment = RunEnvironment(seed=seed, observers=tuple(observers), clock=self._loop.time)
+
+    def __enter__(self) -> Simulation:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Cancel what is left and close the loop."""
+        self._runner.close()
+
+    @property
+    def trace(self) -> Trace:
+        """Every event of every turn so far."""
+        return Trace(self.environment.events)
+
+    @property
+    def now(self) -> float:
+        """Virtual seconds elapsed."""
+        return self._loop.time()
+
+    def run(self, agent: Agent, user_input: str, *, session: Session | str | None = None) -> RunResult:
+        """Run one turn of ``agent`` to its answer, in virtual time."""
+        return self.run_coroutine(agent.arun(user_input, session=session))
+
+    def run_coroutine(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run any coroutine inside this simulation (its clock, ids and observers)."""
+
+        async def main() -> T:
+            with use_environment(self.environment):
+                return await coro
+
+        if not self._wall_clock:
+            return self._runner.run(main())
+        from freezegun import freeze_time
+
+        moment = self._start + timedelta(microseconds=self._loop.now_us)
+        with freeze_time(moment) as frozen:
+            start = self._start
+            self._loop.on_advance = lambda us: frozen.move_to(start + timedelta(microseconds=us))
+            try:
+                return self._runner.run(main())
+            finally:
+                self._loop.on_advance = None
+
+
+def simulate(
+    agent: Agent,
+    user_input: str,
+    *,
+    seed: int = 0,
+    observers: Sequence[object] = (),
+    session: Session | str | None = None,
+    wall_clock: bool = True,
+    deadline: float | None = DEFAULT_DEADLINE,
+) -> RunResult:
+    """Run ``agent`` on ``user_input`` in virtual time: deterministic, no real sleeping (V1)."""
+    with Simulation(seed=seed, observers=observers, wall_clock=wall_clock, deadline=deadline) as sim:
+        return sim.run(agent, user_input, session=session)

@@ -1,0 +1,355 @@
+"""The handoff executor: wraps the primary executor and governs sub-agent calls (S7–S13).
+
+It intercepts only sub-agent tool names; every other call goes to the primary
+executor, which never learns the sub-agent names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from handoff_sim._context import Frame, RunEnvironment, current_environment, current_frame
+from handoff_sim.errors import (
+    HandoffDeniedError,
+    HandoffTimeoutError,
+    RunError,
+    ScriptError,
+    UnknownToolError,
+)
+from handoff_sim.events import (
+    HandoffAttemptEndEvent,
+    HandoffAttemptStartEvent,
+    HandoffEndEvent,
+    HandoffReason,
+    HandoffStartEvent,
+    HandoffStatus,
+)
+from handoff_sim.messages import ToolCall
+from handoff_sim.sessions import Session
+from handoff_sim.subagents._input import envelope, resolve_input, unwrap_output
+from handoff_sim.subagents.definition import SubAgent
+from handoff_sim.subagents.policy import FailureAction, HandoffPolicy, SessionMode
+from handoff_sim.tools import ToolExecutor, format_tool_error
+
+__all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
+
+# Errors that must never be retried or turned into a tool result: a nested denial
+# (policy says abort) and a misused fake model (the test itself is wrong).
+_NEVER_RETRIED = (HandoffDeniedError, ScriptError)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """A tool result with its error flag, for results that are not plain success."""
+
+    content: str
+    is_error: bool = False
+
+
+async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOutput:
+    """Run ``executor.execute(call)``, awaiting it when it is async."""
+    result = executor.execute(call)
+    if inspect.isawaitable(result):
+        result = await result
+    return result if isinstance(result, str | ToolOutput) else str(result)
+
+
+def safe_message(exc: BaseException) -> str:
+    """The error text events carry: the message, or the type name when there is none."""
+    return str(exc).strip() or type(exc).__name__
+
+
+@dataclass(slots=True)
+class _Handoff:
+    """One handoff in flight: what its start event said, so its end can say it too."""
+
+    env: RunEnvironment
+    frame: Frame
+    call: ToolCall
+    mount: SubAgent
+    depth: int
+    session: Session
+    start_us: int
+    ended: bool = False
+
+    @property
+    def handoff_id(self) -> str:
+        return f"handoff:{self.call.id}"
+
+    def _common(self) -> dict[str, object]:
+        return {
+            "handoff_id": self.handoff_id,
+            "parent_handoff_id": self.frame.handoff_id,
+            "call_id": self.call.id,
+            "tool": self.call.name,
+            "subagent": self.mount.name,
+            "session_mode": self.mount.session_mode.value,
+            "session_id": self.session.id,
+        }
+
+    def start(self) -> None:
+        self.env.emit(HandoffStartEvent, self.frame, depth=self.depth, **self._common())
+
+    def end(
+        self,
+        status: HandoffStatus,
+        reason: HandoffReason | None,
+        attempts: int,
+        *,
+        output: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Emit the one ``handoff_end`` of this handoff (E3); later calls do nothing."""
+        if self.ended:
+            return
+        self.ended = True
+        self.env.emit(
+            HandoffEndEvent,
+            self.frame,
+            depth=self.depth,
+            status=status,
+            reason=reason,
+            attempts=attempts,
+            duration_ms=(self.env.now_us() - self.start_us) / 1000,
+            output=output,
+            error=error,
+            **self._common(),
+        )
+
+
+@dataclass(slots=True)
+class _Attempts:
+    """How the attempts of one handoff went."""
+
+    made: int = 0
+    last_error: BaseException | None = None
+    reason: HandoffReason = "error"
+
+
+@dataclass(eq=False)
+class _ReusedSessions:
+    """REUSE_SESSION state: one session per key, one lock per key and event loop."""
+
+    sessions: dict[tuple[str, str | None], Session] = field(default_factory=dict)
+    locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[object, asyncio.Lock]] = (
+        field(default_factory=weakref.WeakKeyDictionary)
+    )
+
+    def lock(self, key: object) -> asyncio.Lock:
+        per_loop = self.locks.setdefault(asyncio.get_running_loop(), {})
+        found = per_loop.get(key)
+        if found is None:
+            found = per_loop[key] = asyncio.Lock()
+        return found
+
+
+class HandoffExecutor:
+    """Routes sub-agent tool calls through the policy; the rest to the primary executor."""
+
+    def __init__(
+        self,
+        mounts: Mapping[str, SubAgent],
+        primary: ToolExecutor,
+        policy: HandoffPolicy,
+    ) -> None:
+        self.mounts = dict(mounts)
+        self.primary = primary
+        self.policy = policy
+        self._reused = _ReusedSessions()
+
+    async def execute(self, call: ToolCall) -> str | ToolOutput:
+        """Run one call: a handoff if it names a sub-agent tool, else the primary executor."""
+        mount = self.mounts.get(call.name)
+        if mount is None:
+            return await call_executor(self.primary, call)
+        env, frame = current_environment(), current_frame()
+        if env is None or frame is None:
+            raise RunError("a handoff can only run inside an agent run (use Agent.arun or simulate)")
+        handoff = _Handoff(
+            env, frame, call, mount, frame.depth + 1, self._session(mount, frame, env), env.now_us()
+        )
+        handoff.start()
+        try:
+            return await self._govern(handoff)
+        except asyncio.CancelledError:
+            handoff.end("cancelled", None, 0)
+            raise
+        except BaseException as exc:
+            handoff.end("failed", "error", 1, error=safe_message(exc))
+            raise
+
+    def _session(self, mount: SubAgent, frame: Frame, env: RunEnvironment) -> Session:
+        parent = frame.session
+        root = parent.root_session_id or parent.id
+        if mount.session_mode is SessionMode.REUSE_SESSION:
+            scope = parent.id if mount.session_scope == "parent_session" else None
+            key = (mount.tool_name, scope)
+            found = self._reused.sessions.get(key)
+            if found is None:
+                found = self._reused.sessions[key] = Session(
+                    id=env.new_id("session"),
+                    parent_session_id=parent.id,
+                    root_session_id=root,
+                    agent=mount.agent.name,
+                )
+            return found
+        return Session(
+            id=env.new_id("session"),
+            parent_session_id=parent.id,
+            root_session_id=root,
+            agent=mount.agent.name,
+        )
+
+    async def _govern(self, h: _Handoff) -> str | ToolOutput:
+        policy = self.policy
+        if not policy.enabled:
+            outcome = await self._attempt_all(h, h.call, 1, governed=False)
+            return outcome if isinstance(outcome, str) else self._report_error(h, outcome)
+        denial = policy.deny_reason(h.call.name, h.depth)
+        if denial is not None:
+            return await self._on_denied(h, *denial)
+        filtered = h.call
+        if policy.input_filter is not None:
+            try:
+                filtered = policy.input_filter(h.call) or h.call
+            except Exception as exc:
+                h.end("failed", "error", 0, error=f"input filter failed: {safe_message(exc)}")
+                return ToolOutput(format_tool_error(exc), is_error=True)
+        outcome = await self._attempt_all(h, filtered, policy.attempts, governed=True)
+        if isinstance(outcome, str):
+            return outcome
+        if policy.on_error is FailureAction.FALLBACK_TO_PRIMARY:
+            assert outcome.last_error is not None
+            return await self._fallback(
+                h, "failed", outcome.reason, safe_message(outcome.last_error), outcome.made
+            )
+        return self._report_error(h, outcome)
+
+    def _report_error(self, h: _Handoff, outcome: _Attempts) -> ToolOutput:
+        error = outcome.last_error
+        assert error is not None
+        h.end("failed", outcome.reason, outcome.made, error=safe_message(error))
+        return ToolOutput(format_tool_error(error), is_error=True)
+
+    async def _attempt_all(
+        self, h: _Handoff, call: ToolCall, attempts: int, *, governed: bool
+    ) -> str | _Attempts:
+        """Run up to ``attempts`` attempts; the envelope on success, else what went wrong."""
+        state = _Attempts()
+        for attempt in range(1, attempts + 1):
+            state.made = attempt
+            h.env.emit(
+                HandoffAttemptStartEvent,
+                h.frame,
+                depth=h.depth,
+                handoff_id=h.handoff_id,
+                call_id=h.call.id,
+                tool=h.call.name,
+                attempt=attempt,
+            )
+            started = h.env.now_us()
+            try:
+                output, steps = await self._attempt(h, call)
+            except asyncio.CancelledError:
+                self._attempt_end(h, attempt, started, "cancelled", None)
+                raise
+            except HandoffTimeoutError as exc:
+                self._attempt_end(h, attempt, started, "timeout", str(exc))
+                state.last_error, state.reason = exc, "timeout"
+                continue
+            except _NEVER_RETRIED as exc:
+                self._attempt_end(h, attempt, started, "error", safe_message(exc))
+                fatal = isinstance(exc, ScriptError) or not governed
+                if fatal or self.policy.on_error is FailureAction.FAIL:
+                    h.end("failed", "error", attempt, error=safe_message(exc))
+                    raise
+                state.last_error, state.reason = exc, "error"
+                return state
+            except Exception as exc:
+                self._attempt_end(h, attempt, started, "error", safe_message(exc))
+                state.last_error, state.reason = exc, "error"
+                continue
+            self._attempt_end(h, attempt, started, "ok", None)
+            h.end("completed", None, attempt, output=output)
+            return envelope(h.mount.name, h.call.name, output, steps)
+        return state
+
+    def _attempt_end(
+        self, h: _Handoff, attempt: int, started: int, outcome: str, error: str | None
+    ) -> None:
+        h.env.emit(
+            HandoffAttemptEndEvent,
+            h.frame,
+            depth=h.depth,
+            handoff_id=h.handoff_id,
+            call_id=h.call.id,
+            tool=h.call.name,
+            attempt=attempt,
+            outcome=outcome,
+            duration_ms=(h.env.now_us() - started) / 1000,
+            error=error,
+        )
+
+    async def _attempt(self, h: _Handoff, call: ToolCall) -> tuple[str | None, int]:
+        """One attempt, bounded by the per-attempt timeout and really cancelled by it (S12)."""
+        timeout = self.policy.timeout
+        scope = asyncio.timeout(timeout)
+        try:
+            async with scope:
+                return await self._run_child(h, call)
+        except TimeoutError:
+            if timeout is not None and scope.expired():
+                raise HandoffTimeoutError(h.call.name, timeout) from None
+            raise
+
+    async def _run_child(self, h: _Handoff, call: ToolCall) -> tuple[str | None, int]:
+        agent = h.mount.agent
+        text = resolve_input(call.arguments)
+        session = h.session
+        if h.mount.session_mode is SessionMode.NEW_SESSION:
+            session.messages.clear()
+            return await agent.run_as_subagent(text, session, depth=h.depth, handoff_id=h.handoff_id)
+        async with self._reused.lock((h.mount.tool_name, session.id)):
+            kept = len(session.messages)
+            try:
+                return await agent.run_as_subagent(
+                    text, session, depth=h.depth, handoff_id=h.handoff_id
+                )
+            except BaseException:
+                del session.messages[kept:]  # a failed attempt leaves no orphan messages
+                raise
+
+    async def _on_denied(self, h: _Handoff, reason: HandoffReason, message: str) -> str | ToolOutput:
+        action = self.policy.on_denied
+        if action is FailureAction.FALLBACK_TO_PRIMARY:
+            return await self._fallback(h, "denied", reason, message, 0)
+        h.end("denied", reason, 0, error=message)
+        if action is FailureAction.REPORT_TO_MODEL:
+            return ToolOutput(
+                f"handoff denied for subagent tool {h.call.name}: {message}", is_error=True
+            )
+        raise HandoffDeniedError(h.call.name, message, depth=h.depth)
+
+    async def _fallback(
+        self, h: _Handoff, why: str, reason: HandoffReason, message: str, attempts: int
+    ) -> str | ToolOutput:
+        """Hand the original, unfiltered call to the primary executor (S9, S10)."""
+        try:
+            result = await call_executor(self.primary, h.call)
+        except UnknownToolError as exc:
+            text = (
+                f"handoff unavailable: subagent tool {h.call.name} was {why} ({message}) "
+                f"and no primary tool executor serves it ({safe_message(exc)})"
+            )
+            h.end("unavailable", reason, attempts, output=text, error=message)
+            return text
+        except Exception as exc:
+            h.end("failed", reason, attempts, error=safe_message(exc))
+            return ToolOutput(format_tool_error(exc), is_error=True)
+        content = result.content if isinstance(result, ToolOutput) else result
+        h.end("fallback", reason, attempts, output=unwrap_output(content), error=message)
+        return result

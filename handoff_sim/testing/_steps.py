@@ -1,0 +1,116 @@
+"""Script steps: the plain-dict form (as YAML writes it) turned into typed steps (M1)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from handoff_sim._durations import parse_duration
+from handoff_sim.errors import ConfigurationError, ScriptAssertionError
+from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
+
+__all__ = ["ScriptStep", "SimulatedModelError", "check_request", "parse_step", "to_response"]
+
+_STEP_KEYS = {"text", "tool_calls", "error", "latency", "expect", "check"}
+_EXPECT_KEYS = {"last_tool_result_contains", "tools_include", "input_contains"}
+
+
+class SimulatedModelError(RuntimeError):
+    """What a script's ``{"error": ...}`` step raises: a model provider failing."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptStep:
+    """One scripted model turn: a response, or an error to raise, after ``latency`` seconds."""
+
+    response: ModelResponse | None
+    error: str | None = None
+    latency: float = 0.0
+    expect: Mapping[str, Any] | None = None
+    check: Callable[[ModelRequest], object] | None = None
+
+
+def _tool_call(raw: Any, where: str) -> ToolCall:
+    if isinstance(raw, ToolCall):
+        return raw
+    if not isinstance(raw, Mapping) or "name" not in raw:
+        raise ConfigurationError(f"{where}: a tool call needs a 'name'")
+    arguments = raw.get("arguments", {})
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+    return ToolCall(str(raw.get("id") or ""), str(raw["name"]), arguments)
+
+
+def parse_step(raw: Any, index: int) -> ScriptStep:
+    """A dict step (``text`` / ``tool_calls`` / ``error`` [+ ``latency``]) as a ScriptStep."""
+    where = f"script step {index}"
+    if isinstance(raw, ScriptStep):
+        return raw
+    if isinstance(raw, ModelResponse):
+        return ScriptStep(raw)
+    if isinstance(raw, str):
+        return ScriptStep(ModelResponse(text=raw))
+    if not isinstance(raw, Mapping):
+        raise ConfigurationError(f"{where}: expected a dict, got {type(raw).__name__}")
+    unknown = set(raw) - _STEP_KEYS
+    if unknown:
+        raise ConfigurationError(f"{where}: unknown key(s) {sorted(unknown)}")
+    expect = raw.get("expect")
+    if expect is not None and (not isinstance(expect, Mapping) or set(expect) - _EXPECT_KEYS):
+        raise ConfigurationError(f"{where}: 'expect' takes only {sorted(_EXPECT_KEYS)}")
+    latency = parse_duration(raw.get("latency", 0))
+    if "error" in raw:
+        return ScriptStep(None, str(raw["error"]), latency, expect, raw.get("check"))
+    calls = tuple(_tool_call(c, where) for c in raw.get("tool_calls") or ())
+    text = raw.get("text")
+    if text is None and not calls and "text" not in raw:
+        raise ConfigurationError(f"{where}: needs 'text', 'tool_calls' or 'error'")
+    return ScriptStep(ModelResponse(text=text, tool_calls=calls), None, latency, expect, raw.get("check"))
+
+
+def check_request(step: ScriptStep, request: ModelRequest, agent: str, index: int) -> None:
+    """Apply the step's ``expect``/``check`` to the request it answers."""
+    where = f"agent {agent!r}, script step {index}"
+    expect = step.expect or {}
+    if "last_tool_result_contains" in expect:
+        wanted = str(expect["last_tool_result_contains"])
+        results = request.last_tool_results()
+        last = results[-1].content if results else None
+        if last is None or wanted not in last:
+            raise ScriptAssertionError(
+                f"{where}: expected the last tool result to contain {wanted!r}, got {last!r}"
+            )
+    if "tools_include" in expect:
+        missing = [t for t in expect["tools_include"] if t not in request.tool_names]
+        if missing:
+            raise ScriptAssertionError(
+                f"{where}: tools {missing} not offered; offered {list(request.tool_names)}"
+            )
+    if "input_contains" in expect:
+        wanted = str(expect["input_contains"])
+        users = [m.content or "" for m in request.messages if m.role == "user"]
+        if not users or wanted not in users[-1]:
+            raise ScriptAssertionError(
+                f"{where}: expected the user input to contain {wanted!r}, got "
+                f"{users[-1] if users else None!r}"
+            )
+    if step.check is not None and step.check(request) is False:
+        raise ScriptAssertionError(f"{where}: check {step.check!r} returned False")
+
+
+def to_response(value: Any) -> ModelResponse:
+    """A FunctionModel's return value as a ModelResponse (str is text, dict a step)."""
+    if isinstance(value, ModelResponse):
+        return value
+    step = parse_step(value, 0)
+    if step.error is not None:
+        raise SimulatedModelError(step.error)
+    assert step.response is not None
+    return step.response
+
+
+def parse_steps(steps: Sequence[Any]) -> tuple[ScriptStep, ...]:
+    """Every step, numbered from 1 in messages."""
+    return tuple(parse_step(s, i) for i, s in enumerate(steps, 1))

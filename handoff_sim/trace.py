@@ -1,0 +1,307 @@
+"""``Trace``: the events of a run, with queries, a handoff tree and stable text forms (E5, E6)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+from handoff_sim.events import (
+    Event,
+    HandoffAttemptEndEvent,
+    HandoffEndEvent,
+    HandoffStartEvent,
+    RunStartEvent,
+    event_from_dict,
+)
+
+__all__ = ["HandoffRecord", "HandoffNode", "Trace"]
+
+
+@dataclass(frozen=True, slots=True)
+class HandoffRecord:
+    """One handoff as its ``handoff_end`` described it, plus where it began (E2)."""
+
+    handoff_id: str
+    parent_handoff_id: str | None
+    call_id: str
+    tool: str
+    subagent: str
+    agent: str
+    depth: int
+    session_mode: str
+    session_id: str | None
+    status: str
+    reason: str | None
+    attempts: int
+    duration_ms: float
+    output: str | None
+    error: str | None
+    run_id: str
+    started_at: float
+    ended_at: float
+    attempt_outcomes: tuple[str, ...] = ()
+
+    def summary(self) -> dict[str, Any]:
+        """The fields a scenario's ``expect.handoffs`` compares."""
+        return {
+            "tool": self.tool,
+            "status": self.status,
+            "reason": self.reason,
+            "attempts": self.attempts,
+            "depth": self.depth,
+        }
+
+
+@dataclass(slots=True)
+class HandoffNode:
+    """A handoff with the handoffs its sub-agent made, for the tree view."""
+
+    record: HandoffRecord
+    children: list[HandoffNode] = field(default_factory=list)
+
+
+class Trace(Sequence[Event]):
+    """An immutable, ordered list of events with queries over it."""
+
+    __slots__ = ("_events",)
+
+    def __init__(self, events: Sequence[Event] = ()) -> None:
+        self._events: tuple[Event, ...] = tuple(events)
+
+    @overload
+    def __getitem__(self, index: int) -> Event: ...
+    @overload
+    def __getitem__(self, index: slice) -> Trace: ...
+    def __getitem__(self, index: int | slice) -> Event | Trace:
+        if isinstance(index, slice):
+            return Trace(self._events[index])
+        return self._events[index]
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self._events)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trace) and self._events == other._events
+
+    def __hash__(self) -> int:
+        return hash(self._events)
+
+    def __repr__(self) -> str:
+        return f"Trace({len(self._events)} events)"
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """The events, in ``seq`` order."""
+        return self._events
+
+    def of_type(self, *types: str | type[Event]) -> list[Event]:
+        """Events whose ``type`` (string or event class) is one of ``types``."""
+        names = {t if isinstance(t, str) else t.type for t in types}
+        return [e for e in self._events if e.type in names]
+
+    def handoffs(
+        self, tool: str | None = None, *, status: str | None = None, subagent: str | None = None
+    ) -> list[HandoffRecord]:
+        """One record per ended handoff, in start order, optionally filtered."""
+        records = _records(self._events)
+        return [
+            r
+            for r in records
+            if (tool is None or r.tool == tool)
+            and (status is None or r.status == status)
+            and (subagent is None or r.subagent == subagent)
+        ]
+
+    def unbalanced(self) -> list[str]:
+        """Handoff ids whose start has no end, or whose end has no start or came twice (E3)."""
+        open_ids: dict[tuple[str, str], int] = {}
+        problems: list[str] = []
+        for event in self._events:
+            if isinstance(event, HandoffStartEvent):
+                key = (event.run_id, event.handoff_id)
+                open_ids[key] = open_ids.get(key, 0) + 1
+            elif isinstance(event, HandoffEndEvent):
+                key = (event.run_id, event.handoff_id)
+                if open_ids.get(key, 0) == 0:
+                    problems.append(f"{event.handoff_id}: handoff_end without handoff_start")
+                else:
+                    open_ids[key] -= 1
+        problems.extend(
+            f"{hid}: handoff_start without handoff_end"
+            for (_, hid), count in open_ids.items()
+            for _ in range(count)
+        )
+        return problems
+
+    def tree(self) -> list[HandoffNode]:
+        """Handoffs nested under the handoff whose sub-agent made them."""
+        parent_run = {e.run_id: e.parent_run_id for e in self._events if isinstance(e, RunStartEvent)}
+        nodes: dict[tuple[str, str], HandoffNode] = {}
+        roots: list[HandoffNode] = []
+        for record in _records(self._events):
+            node = HandoffNode(record)
+            nodes[(record.run_id, record.handoff_id)] = node
+            caller_run = parent_run.get(record.run_id)
+            parent = None
+            if record.parent_handoff_id is not None and caller_run is not None:
+                parent = nodes.get((caller_run, record.parent_handoff_id))
+            (parent.children if parent else roots).append(node)
+        return roots
+
+    def render(self) -> str:
+        """One line per event, indented by agent depth: stable across runs and machines (E6)."""
+        return "\n".join(_render_event(e) for e in self._events) + ("\n" if self._events else "")
+
+    def render_tree(self) -> str:
+        """The handoff tree, one handoff a line, for failure messages."""
+        lines: list[str] = []
+
+        def walk(nodes: list[HandoffNode], prefix: str) -> None:
+            for index, node in enumerate(nodes):
+                last = index == len(nodes) - 1
+                lines.append(f"{prefix}{'└─ ' if last else '├─ '}{_describe(node.record)}")
+                walk(node.children, prefix + ("   " if last else "│  "))
+
+        walk(self.tree(), "")
+        return "\n".join(lines) + "\n" if lines else "(no handoffs)\n"
+
+    def to_jsonl(self) -> str:
+        """JSON lines, one event a line, keys in a fixed order."""
+        return "".join(
+            json.dumps(e.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+            for e in self._events
+        )
+
+    @classmethod
+    def from_jsonl(cls, text: str) -> Trace:
+        """Read back :meth:`to_jsonl` output."""
+        return cls([event_from_dict(json.loads(line)) for line in text.splitlines() if line.strip()])
+
+    def to_mermaid(self) -> str:
+        """A Mermaid sequence diagram of the handoffs."""
+        from handoff_sim._mermaid import render_mermaid
+
+        return render_mermaid(self._events)
+
+
+def _records(events: Sequence[Event]) -> list[HandoffRecord]:
+    starts: dict[tuple[str, str], HandoffStartEvent] = {}
+    outcomes: dict[tuple[str, str], list[str]] = {}
+    order: list[tuple[str, str]] = []
+    ends: dict[tuple[str, str], HandoffEndEvent] = {}
+    for e in events:
+        if isinstance(e, HandoffStartEvent):
+            key = (e.run_id, e.handoff_id)
+            starts[key] = e
+            order.append(key)
+        elif isinstance(e, HandoffAttemptEndEvent):
+            outcomes.setdefault((e.run_id, e.handoff_id), []).append(e.outcome)
+        elif isinstance(e, HandoffEndEvent):
+            ends.setdefault((e.run_id, e.handoff_id), e)
+    records = []
+    for key in order:
+        end = ends.get(key)
+        if end is None:
+            continue
+        records.append(
+            HandoffRecord(
+                handoff_id=end.handoff_id,
+                parent_handoff_id=end.parent_handoff_id,
+                call_id=end.call_id,
+                tool=end.tool,
+                subagent=end.subagent,
+                agent=end.agent,
+                depth=end.depth,
+                session_mode=end.session_mode,
+                session_id=end.session_id,
+                status=end.status,
+                reason=end.reason,
+                attempts=end.attempts,
+                duration_ms=end.duration_ms,
+                output=end.output,
+                error=end.error,
+                run_id=end.run_id,
+                started_at=starts[key].t,
+                ended_at=end.t,
+                attempt_outcomes=tuple(outcomes.get(key, ())),
+            )
+        )
+    return records
+
+
+def _ms(seconds: float) -> str:
+    ms = round(seconds * 1000, 3)
+    return f"{ms:g}ms"
+
+
+def _short(text: str | None, limit: int = 60) -> str:
+    if text is None:
+        return "None"
+    flat = text.replace("\n", "\\n")
+    return json.dumps(flat if len(flat) <= limit else flat[: limit - 1] + "…", ensure_ascii=False)
+
+
+def _describe(r: HandoffRecord) -> str:
+    parts = [f"{r.agent} → {r.subagent} via {r.tool} [{r.handoff_id}]", f"status={r.status}"]
+    if r.reason:
+        parts.append(f"reason={r.reason}")
+    parts.append(f"attempts={r.attempts}")
+    parts.append(f"depth={r.depth}")
+    parts.append(f"{_ms(r.duration_ms / 1000)}")
+    if r.error:
+        parts.append(f"error={_short(r.error)}")
+    return " ".join(parts)
+
+
+def _fields(e: Event) -> str:  # noqa: C901 - one branch per event type reads best
+    if isinstance(e, RunStartEvent):
+        return f"input={_short(e.input)}"
+    data = e.to_dict()
+    if e.type == "run_end":
+        extra = f" error={_short(data['error'])}" if data["error"] else ""
+        return f"{data['status']} steps={data['steps']} output={_short(data['output'])}{extra}"
+    if e.type == "model_request":
+        return f"step={data['step']} messages={data['messages']} tools={','.join(data['tools'])}"
+    if e.type == "model_response":
+        calls = ",".join(data["tool_calls"])
+        return f"step={data['step']} text={_short(data['text'])} calls=[{calls}]"
+    if e.type == "tool_start":
+        return f"{data['tool']} [{data['call_id']}] args={_short(data['arguments'])}"
+    if e.type == "tool_end":
+        return f"{data['tool']} [{data['call_id']}] {data['status']} output={_short(data['output'])}"
+    if e.type == "handoff_start":
+        return f"{data['tool']} → {data['subagent']} [{data['handoff_id']}] {data['session_mode']}"
+    if e.type == "handoff_attempt_start":
+        return f"{data['tool']} [{data['handoff_id']}] attempt={data['attempt']}"
+    if e.type == "handoff_attempt_end":
+        err = f" error={_short(data['error'])}" if data["error"] else ""
+        return (
+            f"{data['tool']} [{data['handoff_id']}] attempt={data['attempt']} "
+            f"{data['outcome']} {_ms(data['duration_ms'] / 1000)}{err}"
+        )
+    if e.type == "handoff_end":
+        return _handoff_end_fields(data)
+    return ""
+
+
+def _handoff_end_fields(data: dict[str, Any]) -> str:
+    text = (
+        f"{data['tool']} [{data['handoff_id']}] {data['status']}"
+        f"{' reason=' + data['reason'] if data['reason'] else ''} attempts={data['attempts']} "
+        f"{_ms(data['duration_ms'] / 1000)}"
+    )
+    if data["output"] is not None:
+        text += f" output={_short(data['output'])}"
+    if data["error"]:
+        text += f" error={_short(data['error'])}"
+    return text
+
+
+def _render_event(e: Event) -> str:
+    indent = "  " * e.depth
+    return f"{e.seq:>4} {_ms(e.t):>10} {indent}{e.type:<21} {e.agent}: {_fields(e)}".rstrip()
