@@ -1,4 +1,7 @@
-"""Execute one turn's tool calls: validate, run (in order or fork-join), collect in call order (R3, R5)."""
+"""Run one turn's tool calls: validate, execute (in order or fork-join), collect in call order.
+
+Covers R3 (bad calls become error results) and R5 (parallel calls, sibling cancellation).
+"""
 
 from __future__ import annotations
 
@@ -37,7 +40,9 @@ def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tup
             unique = f"{base}~{n}"
         seen.add(unique)
         name = call.name if isinstance(call.name, str) and call.name else "tool"
-        arguments = call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        arguments = (
+            call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+        )
         if unique != call.id or name != call.name or arguments != call.arguments:
             call = ToolCall(unique, name, arguments)
         out.append(call)
@@ -124,7 +129,9 @@ async def execute_calls(
     return [task.result() for task in tasks]
 
 
-def _first_error(group: BaseExceptionGroup[BaseException], tasks: list[asyncio.Task[Message]]) -> BaseException:
+def _first_error(
+    group: BaseExceptionGroup[BaseException], tasks: list[asyncio.Task[Message]]
+) -> BaseException:
     """The error of the earliest call (in call order) that failed on its own."""
     for task in tasks:
         if task.done() and not task.cancelled() and task.exception() is not None:

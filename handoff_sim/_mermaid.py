@@ -20,7 +20,7 @@ def _label(text: str) -> str:
 
 
 def render_mermaid(events: Sequence[Event]) -> str:
-    """``sequenceDiagram`` with one participant per agent, in order of appearance."""
+    """``sequenceDiagram``: the top agents and each sub-agent (by its mount name) as participants."""
     aliases: dict[str, str] = {}
     lines = ["sequenceDiagram"]
 
@@ -31,7 +31,7 @@ def render_mermaid(events: Sequence[Event]) -> str:
         return aliases[agent]
 
     for event in events:
-        if isinstance(event, RunStartEvent):
+        if isinstance(event, RunStartEvent) and event.depth == 0:
             alias(event.agent)
         elif isinstance(event, HandoffStartEvent):
             src, dst = alias(event.agent), alias(event.subagent)

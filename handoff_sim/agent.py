@@ -15,8 +15,12 @@ from handoff_sim._context import (
     use_frame,
 )
 from handoff_sim._loop import run_loop
-from handoff_sim.errors import ConfigurationError, DuplicateToolNameError, InvalidNameError
-from handoff_sim.errors import ReservedPrefixError
+from handoff_sim.errors import (
+    ConfigurationError,
+    DuplicateToolNameError,
+    InvalidNameError,
+    ReservedPrefixError,
+)
 from handoff_sim.messages import Message, ToolSpec
 from handoff_sim.models import ModelClient
 from handoff_sim.sessions import InMemorySessionStore, Session, SessionStore
@@ -75,7 +79,9 @@ class Agent:
             raise ConfigurationError(f"agent {name!r}: handoff_policy must be a HandoffPolicy")
         self.name = name.strip()
         self.model = model
-        self.model_name = model_name or getattr(model, "model_name", type(model).__name__)
+        self.model_name: str = model_name or str(
+            getattr(model, "model_name", None) or type(model).__name__
+        )
         self.tools = tuple(tools)
         self.subagents = tuple(subagents)
         self.handoff_policy = handoff_policy or HandoffPolicy()
@@ -93,7 +99,7 @@ class Agent:
         return f"Agent(name={self.name!r})"
 
     def _check_names(self) -> tuple[ToolSpec, ...]:
-        """Plain tools first, then sub-agent tools, in definition order; no name twice (S1, S2, F1)."""
+        """Plain tools, then sub-agent tools, in definition order; no name twice (S1, S2, F1)."""
         seen: set[str] = set()
         specs: list[ToolSpec] = []
         for plain in self.tools:
@@ -109,13 +115,21 @@ class Agent:
         return tuple(specs)
 
     def run(
-        self, user_input: str, *, session: Session | str | None = None, observers: Sequence[object] = ()
+        self,
+        user_input: str,
+        *,
+        session: Session | str | None = None,
+        observers: Sequence[object] = (),
     ) -> RunResult:
         """Run in real time on a fresh event loop (sync wrapper of :meth:`arun`)."""
         return asyncio.run(self.arun(user_input, session=session, observers=observers))
 
     async def arun(
-        self, user_input: str, *, session: Session | str | None = None, observers: Sequence[object] = ()
+        self,
+        user_input: str,
+        *,
+        session: Session | str | None = None,
+        observers: Sequence[object] = (),
     ) -> RunResult:
         """Run the ReAct loop to a text answer. Inside ``simulate`` it runs in virtual time."""
         env = current_environment()
@@ -156,7 +170,8 @@ class Agent:
     ) -> tuple[str | None, int]:
         """Run as the target of a handoff, at ``depth``, in ``session``; (output, steps)."""
         env, parent = current_environment(), current_frame()
-        assert env is not None and parent is not None
+        if env is None or parent is None:
+            raise RuntimeError("run_as_subagent is called by the handoff executor during a run")
         frame = Frame(self.name, depth, env.next_run_id(), session, handoff_id)
         with use_frame(frame):
             state = await run_loop(self, user_input, env, frame, parent.run_id)

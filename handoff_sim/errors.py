@@ -1,23 +1,23 @@
 """Every error handoff_sim raises, grouped by who has to act.
 
-    HandoffSimError
-    ├── ConfigurationError (ValueError)        raised at construction: fix the code
-    │   ├── InvalidNameError                    blank or malformed agent/tool name
-    │   ├── DuplicateToolNameError              two tools answer to one name
-    │   ├── ReservedPrefixError                 plain tool named ``subagent_*``
-    │   └── PolicyError                         invalid HandoffPolicy value
-    ├── RunError                               raised out of a run: the run stopped
-    │   ├── HandoffDeniedError                  policy denial under FailureAction.FAIL
-    │   ├── MaxStepsExceededError               the ReAct loop ran out of steps
-    │   └── VirtualTimeError                    a simulated run cannot go on
-    │       ├── VirtualDeadlockError            every task blocked, no timer pending
-    │       └── VirtualDeadlineError            virtual time passed the simulation's deadline
-    ├── ScriptError                            a fake model was used wrongly
-    │   ├── ScriptExhaustedError                asked for more steps than scripted
-    │   ├── ScriptAssertionError                a step's expectation on the request failed
-    │   └── UnconsumedStepsError                assert_complete() found steps left
-    HandoffTimeoutError (TimeoutError)         an attempt timed out; the model sees it
-    UnknownToolError (LookupError)             a tool executor does not serve a name
+HandoffSimError
+├── ConfigurationError (ValueError)        raised at construction: fix the code
+│   ├── InvalidNameError                    blank or malformed agent/tool name
+│   ├── DuplicateToolNameError              two tools answer to one name
+│   ├── ReservedPrefixError                 plain tool named ``subagent_*``
+│   └── PolicyError                         invalid HandoffPolicy value
+├── RunError                               raised out of a run: the run stopped
+│   ├── HandoffDeniedError                  policy denial under FailureAction.FAIL
+│   ├── MaxStepsExceededError               the ReAct loop ran out of steps
+│   └── VirtualTimeError                    a simulated run cannot go on
+│       ├── VirtualDeadlockError            every task blocked, no timer pending
+│       └── VirtualDeadlineError            virtual time passed the simulation's deadline
+├── ScriptError                            a fake model was used wrongly
+│   ├── ScriptExhaustedError                asked for more steps than scripted
+│   ├── ScriptAssertionError                a step's expectation on the request failed
+│   └── UnconsumedStepsError                assert_complete() found steps left
+HandoffTimeoutError (TimeoutError)         an attempt timed out; the model sees it
+UnknownToolError (LookupError)             a tool executor does not serve a name
 """
 
 from __future__ import annotations

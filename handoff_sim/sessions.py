@@ -142,7 +142,9 @@ class JsonlSessionStore:
 
     def ids(self) -> list[str]:
         """Ids of the sessions on disk, sorted by file modification then name."""
-        metas = sorted(self.directory.glob("*.meta.json"), key=lambda p: (p.stat().st_mtime, p.name))
+        metas = sorted(
+            self.directory.glob("*.meta.json"), key=lambda p: (p.stat().st_mtime, p.name)
+        )
         return [json.loads(p.read_text(encoding="utf-8"))["id"] for p in metas]
 
 

@@ -16,7 +16,7 @@ from handoff_sim.events import (
     event_from_dict,
 )
 
-__all__ = ["HandoffRecord", "HandoffNode", "Trace"]
+__all__ = ["HandoffNode", "HandoffRecord", "Trace"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +140,9 @@ class Trace(Sequence[Event]):
 
     def tree(self) -> list[HandoffNode]:
         """Handoffs nested under the handoff whose sub-agent made them."""
-        parent_run = {e.run_id: e.parent_run_id for e in self._events if isinstance(e, RunStartEvent)}
+        parent_run = {
+            e.run_id: e.parent_run_id for e in self._events if isinstance(e, RunStartEvent)
+        }
         nodes: dict[tuple[str, str], HandoffNode] = {}
         roots: list[HandoffNode] = []
         for record in _records(self._events):
@@ -180,7 +182,9 @@ class Trace(Sequence[Event]):
     @classmethod
     def from_jsonl(cls, text: str) -> Trace:
         """Read back :meth:`to_jsonl` output."""
-        return cls([event_from_dict(json.loads(line)) for line in text.splitlines() if line.strip()])
+        return cls(
+            [event_from_dict(json.loads(line)) for line in text.splitlines() if line.strip()]
+        )
 
     def to_mermaid(self) -> str:
         """A Mermaid sequence diagram of the handoffs."""
@@ -273,7 +277,9 @@ def _fields(e: Event) -> str:  # noqa: C901 - one branch per event type reads be
     if e.type == "tool_start":
         return f"{data['tool']} [{data['call_id']}] args={_short(data['arguments'])}"
     if e.type == "tool_end":
-        return f"{data['tool']} [{data['call_id']}] {data['status']} output={_short(data['output'])}"
+        return (
+            f"{data['tool']} [{data['call_id']}] {data['status']} output={_short(data['output'])}"
+        )
     if e.type == "handoff_start":
         return f"{data['tool']} → {data['subagent']} [{data['handoff_id']}] {data['session_mode']}"
     if e.type == "handoff_attempt_start":

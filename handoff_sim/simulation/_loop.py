@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import heapq
+import selectors
 import weakref
 from asyncio import events
 from collections.abc import Callable
 from contextvars import Context
-from typing import Any
+from typing import Any, cast
 
 from handoff_sim.errors import VirtualDeadlineError, VirtualDeadlockError
 
@@ -38,27 +39,25 @@ class _FifoTimerHandle(events.TimerHandle):
         self._order = order
 
     def _key(self) -> tuple[float, int]:
-        return (self._when, self._order)
+        return (self.when(), self._order)
 
     def __lt__(self, other: object) -> bool:
-        if isinstance(other, _FifoTimerHandle):
-            return self._key() < other._key()
-        return super().__lt__(other)
+        return self._key() < _key_of(other)
 
     def __le__(self, other: object) -> bool:
-        if isinstance(other, _FifoTimerHandle):
-            return self._key() <= other._key()
-        return super().__le__(other)
+        return self._key() <= _key_of(other)
 
     def __gt__(self, other: object) -> bool:
-        if isinstance(other, _FifoTimerHandle):
-            return self._key() > other._key()
-        return super().__gt__(other)
+        return self._key() > _key_of(other)
 
     def __ge__(self, other: object) -> bool:
-        if isinstance(other, _FifoTimerHandle):
-            return self._key() >= other._key()
-        return super().__ge__(other)
+        return self._key() >= _key_of(other)
+
+
+def _key_of(handle: object) -> tuple[float, int]:
+    if not isinstance(handle, events.TimerHandle):
+        raise TypeError(f"cannot compare a timer with {type(handle).__name__}")
+    return (handle.when(), getattr(handle, "_order", 0))
 
 
 class VirtualTimeLoop(asyncio.SelectorEventLoop):
@@ -72,7 +71,8 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         self._grace = grace
         self._threads: weakref.WeakSet[asyncio.Future[Any]] = weakref.WeakSet()
         self.on_advance: Callable[[int], None] | None = None
-        real_select = self._selector.select
+        selector = cast("selectors.BaseSelector", getattr(self, "_selector"))  # noqa: B009
+        real_select = selector.select
 
         def select(timeout: float | None = None) -> list[Any]:
             ready = real_select(0)
@@ -91,7 +91,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             self._advance(max(1, round(timeout * _US)))
             return []
 
-        self._selector.select = select  # type: ignore[method-assign]
+        selector.select = select  # type: ignore[method-assign]
 
     def time(self) -> float:
         """Virtual seconds since the loop was created."""
@@ -114,7 +114,11 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
             self.on_advance(target)
 
     def call_at(  # type: ignore[override]
-        self, when: float, callback: Callable[..., object], *args: Any, context: Context | None = None
+        self,
+        when: float,
+        callback: Callable[..., object],
+        *args: Any,
+        context: Context | None = None,
     ) -> events.TimerHandle:
         """Schedule at ``when`` rounded to the microsecond; ties fire first-scheduled first."""
         self._check_closed()  # type: ignore[attr-defined]
@@ -122,7 +126,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         when = round(when * _US) / _US if when != float("inf") else when
         timer = _FifoTimerHandle(self._timer_order, when, callback, args, self, context)
         heapq.heappush(self._scheduled, timer)  # type: ignore[attr-defined]
-        timer._scheduled = True
+        timer._scheduled = True  # type: ignore[attr-defined]
         return timer
 
     def run_in_executor(  # type: ignore[override]

@@ -53,7 +53,9 @@ class Simulation:
         self._wall_clock = wall_clock
         self._loop = VirtualTimeLoop(deadline=deadline)
         self._runner = asyncio.Runner(loop_factory=lambda: self._loop)
-        self.environment = RunEnvironment(seed=seed, observers=tuple(observers), clock=self._loop.time)
+        self.environment = RunEnvironment(
+            seed=seed, observers=tuple(observers), clock=self._loop.time
+        )
 
     def __enter__(self) -> Simulation:
         return self
@@ -80,7 +82,9 @@ class Simulation:
         """Virtual seconds elapsed."""
         return self._loop.time()
 
-    def run(self, agent: Agent, user_input: str, *, session: Session | str | None = None) -> RunResult:
+    def run(
+        self, agent: Agent, user_input: str, *, session: Session | str | None = None
+    ) -> RunResult:
         """Run one turn of ``agent`` to its answer, in virtual time."""
         return self.run_coroutine(agent.arun(user_input, session=session))
 
@@ -116,5 +120,7 @@ def simulate(
     deadline: float | None = DEFAULT_DEADLINE,
 ) -> RunResult:
     """Run ``agent`` on ``user_input`` in virtual time: deterministic, no real sleeping (V1)."""
-    with Simulation(seed=seed, observers=observers, wall_clock=wall_clock, deadline=deadline) as sim:
+    with Simulation(
+        seed=seed, observers=observers, wall_clock=wall_clock, deadline=deadline
+    ) as sim:
         return sim.run(agent, user_input, session=session)

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from handoff_sim._durations import parse_duration
 from handoff_sim.errors import PolicyError
+from handoff_sim.events import HandoffReason
 from handoff_sim.messages import ToolCall
 
 __all__ = ["FailureAction", "HandoffPolicy", "InputFilter", "SessionMode"]
@@ -75,7 +76,7 @@ class HandoffPolicy(BaseModel):
         """How many attempts a handoff gets: ``max(1, max_retries + 1)``."""
         return max(1, self.max_retries + 1)
 
-    def deny_reason(self, tool: str, depth: int) -> tuple[str, str] | None:
+    def deny_reason(self, tool: str, depth: int) -> tuple[HandoffReason, str] | None:
         """``(reason code, message)`` if admission refuses ``tool`` at ``depth`` (S7, S8)."""
         if self.allowed_tools and tool not in self.allowed_tools:
             return "not_allowed", "tool is not in allowed_tools"

@@ -67,7 +67,9 @@ def parse_step(raw: Any, index: int) -> ScriptStep:
     text = raw.get("text")
     if text is None and not calls and "text" not in raw:
         raise ConfigurationError(f"{where}: needs 'text', 'tool_calls' or 'error'")
-    return ScriptStep(ModelResponse(text=text, tool_calls=calls), None, latency, expect, raw.get("check"))
+    return ScriptStep(
+        ModelResponse(text=text, tool_calls=calls), None, latency, expect, raw.get("check")
+    )
 
 
 def check_request(step: ScriptStep, request: ModelRequest, agent: str, index: int) -> None:
