@@ -1,0 +1,152 @@
+"""Checks pydantic cannot make alone: references, cycles, event patterns, unique names (Y4)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import fields as dataclass_fields
+from typing import Any
+
+from handoff_sim._durations import parse_duration
+from handoff_sim.events import EVENT_TYPES
+from handoff_sim.scenarios._errors import Problem
+from handoff_sim.scenarios._expect_schema import ExpectSpec
+from handoff_sim.scenarios._schema import ScenarioSpec
+from handoff_sim.scenarios._source import FieldPath, SourceMap, dotted
+
+__all__ = ["check_scenario", "event_fields"]
+
+Finding = tuple[FieldPath, str]
+
+
+def event_fields(event_type: str) -> list[str]:
+    """The fields a pattern may name for ``event_type`` (``type`` included)."""
+    return ["type", *(f.name for f in dataclass_fields(EVENT_TYPES[event_type]))]
+
+
+def check_scenario(
+    spec: ScenarioSpec, source: SourceMap, prefix: FieldPath, path: str
+) -> list[Problem]:
+    """Every cross-reference problem of one validated scenario, located."""
+    findings = [
+        *_references(spec),
+        *_cycles(spec),
+        *_expect_findings(spec.expect, ("expect",)),
+        *_matrix(spec),
+    ]
+    problems = []
+    for rel, message in findings:
+        field = (*prefix, *rel)
+        line, column = source.position(field)
+        problems.append(Problem(path, line, column, dotted(field), message))
+    return problems
+
+
+def _references(spec: ScenarioSpec) -> Iterator[Finding]:
+    agents = list(spec.agents)
+    if spec.entry is not None and spec.entry not in spec.agents:
+        yield ("entry",), f"undefined agent '{spec.entry}' (agents: {', '.join(agents)})"
+    for name, agent in spec.agents.items():
+        for index, tool in enumerate(agent.tools):
+            if tool not in spec.tools:
+                known = ", ".join(spec.tools) or "none defined"
+                yield ("agents", name, "tools", index), f"undefined tool '{tool}' (tools: {known})"
+        for index, mount in enumerate(agent.mounts()):
+            if mount.agent not in spec.agents:
+                at: FieldPath = ("agents", name, "subagents", index)
+                if not isinstance(agent.subagents[index], str):
+                    at = (*at, "agent")
+                yield at, f"undefined agent '{mount.agent}' (agents: {', '.join(agents)})"
+
+
+def _cycles(spec: ScenarioSpec) -> Iterator[Finding]:
+    """A sub-agent chain that comes back to an agent on it would recurse forever."""
+    state: dict[str, int] = {}  # 1 = on the current chain, 2 = done
+    found: list[Finding] = []
+
+    def visit(name: str, chain: list[str]) -> None:
+        state[name] = 1
+        agent = spec.agents[name]
+        for index, mount in enumerate(agent.mounts()):
+            child = mount.agent
+            if child not in spec.agents:
+                continue
+            if state.get(child) == 1:
+                loop = (
+                    [*chain[chain.index(child) :], name, child] if child in chain else [name, child]
+                )
+                at: FieldPath = ("agents", name, "subagents", index)
+                if not isinstance(agent.subagents[index], str):
+                    at = (*at, "agent")
+                found.append((at, f"sub-agent cycle: {' -> '.join(loop)}"))
+            elif child not in state:
+                visit(child, [*chain, name])
+        state[name] = 2
+
+    for name in spec.agents:
+        if name not in state:
+            visit(name, [])
+    yield from found
+
+
+def _matrix(spec: ScenarioSpec) -> Iterator[Finding]:
+    seen: set[str] = set()
+    for index, variant in enumerate(spec.matrix or ()):
+        if variant.id in seen:
+            yield ("matrix", index, "id"), f"duplicate variant id '{variant.id}'"
+        seen.add(variant.id)
+        for agent in variant.policies:
+            if agent not in spec.agents:
+                yield (
+                    ("matrix", index, "policies", agent),
+                    f"undefined agent '{agent}' (agents: {', '.join(spec.agents)})",
+                )
+        if variant.expect is not None:
+            yield from _expect_findings(variant.expect, ("matrix", index, "expect"))
+
+
+def _expect_findings(expect: ExpectSpec, at: FieldPath) -> Iterator[Finding]:
+    trace = expect.trace_spec()
+    if trace is None:
+        return
+    base: FieldPath = (*at, "trace") if isinstance(expect.trace, list) else (*at, "trace", "events")
+    for index, pattern in enumerate(trace.events):
+        yield from _pattern_findings(pattern, (*base, index))
+
+
+def _pattern_findings(pattern: dict[str, Any], at: FieldPath) -> Iterator[Finding]:
+    kind = pattern.get("type")
+    if kind is None:
+        yield at, "an event pattern needs 'type'"
+        return
+    if not isinstance(kind, str) or kind not in EVENT_TYPES:
+        yield (*at, "type"), f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}"
+        return
+    allowed = event_fields(kind)
+    for key, value in pattern.items():
+        if key not in allowed:
+            yield (
+                (*at, key),
+                f"unknown field '{key}' for event type '{kind}'; allowed: {', '.join(allowed)}",
+            )
+            continue
+        problem = _value_problem(key, value)
+        if problem:
+            yield (*at, key), problem
+
+
+def _value_problem(key: str, value: Any) -> str | None:
+    if isinstance(value, dict):
+        if set(value) != {"match"} or not isinstance(value["match"], str):
+            return "a mapping here must be {match: <regular expression>}"
+        try:
+            re.compile(value["match"])
+        except re.error as exc:
+            return f"invalid regular expression {value['match']!r}: {exc}"
+        return None
+    if key in ("t", "duration_ms") and isinstance(value, str):
+        try:
+            parse_duration(value)
+        except ValueError as exc:
+            return str(exc)
+    return None

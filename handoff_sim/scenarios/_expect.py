@@ -1,0 +1,246 @@
+"""Check a scenario run against its expectations; every mismatch points at its line (Y2, T2)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from handoff_sim.scenarios._expect_schema import ErrorExpect, ExpectSpec, HandoffExpect, Regex
+from handoff_sim.scenarios._match import find_unmatched, text_matches
+from handoff_sim.trace import HandoffRecord
+
+if TYPE_CHECKING:
+    from handoff_sim.scenarios._loader import LoadedScenario
+    from handoff_sim.scenarios._runtime import ScenarioRun
+
+__all__ = ["Mismatch", "check_expectations", "describe_error", "show"]
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """One expectation that did not hold: what kind, where in the file, expected vs actual."""
+
+    kind: str
+    message: str
+    field: str
+    line: int | None
+    expected: object
+    actual: object
+
+    def format(self, path: str | None = None) -> str:
+        """``path:line: field: message`` plus the expected and actual values."""
+        where = f"{path}:{self.line}" if path and self.line else (path or "")
+        head = (
+            f"{where}: {self.field}: {self.message}" if where else f"{self.field}: {self.message}"
+        )
+        if self.kind == "trace":
+            return head
+        return f"{head}\n    expected: {show(self.expected)}\n    actual:   {show(self.actual)}"
+
+
+def show(value: object) -> str:
+    """A compact, stable text for an expected or actual value."""
+    if isinstance(value, Regex):
+        return f"/{value.match}/"
+    if isinstance(value, BaseException):
+        return describe_error(value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, default=_default)
+    return repr(value)
+
+
+def _default(value: object) -> object:
+    return f"/{value.match}/" if isinstance(value, Regex) else str(value)
+
+
+def describe_error(error: BaseException) -> str:
+    """``Type: message``, no traceback."""
+    return f"{type(error).__name__}: {error}"
+
+
+class _Checker:
+    def __init__(self, scenario: LoadedScenario, run: ScenarioRun) -> None:
+        self.scenario = scenario
+        self.run = run
+        self.found: list[Mismatch] = []
+        self.error_expected = False
+
+    def add(self, kind: str, message: str, field: str, expected: object, actual: object) -> None:
+        self.found.append(
+            Mismatch(
+                kind,
+                message,
+                self.scenario.field_name(field),
+                self.scenario.location(field),
+                expected,
+                actual,
+            )
+        )
+
+
+def check_expectations(scenario: LoadedScenario, run: ScenarioRun) -> list[Mismatch]:
+    """Every mismatch between ``run`` and what ``scenario`` expects (snapshots excepted)."""
+    checker = _Checker(scenario, run)
+    _check_turns(checker)
+    expect = scenario.spec.expect
+    _check_final(checker, expect)
+    if run.error is not None and not checker.error_expected:
+        checker.add("error", "the run raised an unexpected error", "run", None, run.error)
+    if expect.handoffs is not None:
+        _check_handoffs(checker, expect.handoffs)
+    _check_trace(checker, expect)
+    if expect.elapsed is not None and not math.isclose(
+        run.elapsed_ms, expect.elapsed * 1000, abs_tol=1e-3
+    ):
+        checker.add(
+            "elapsed",
+            "virtual time elapsed differs",
+            "expect.elapsed",
+            f"{expect.elapsed * 1000:g}ms",
+            f"{run.elapsed_ms:g}ms",
+        )
+    for problem in run.trace.unbalanced():
+        checker.add("balance", f"unbalanced handoff events: {problem}", "run", "balanced", problem)
+    return checker.found
+
+
+def _check_turns(checker: _Checker) -> None:
+    run = checker.run
+    for index, turn in enumerate(checker.scenario.spec.turns()):
+        if turn.expect is None:
+            continue
+        at = f"run.{index}.expect"
+        if turn.expect.error is not None:
+            _check_error(
+                checker, turn.expect.error, f"{at}.error", raised_here=len(run.outputs) == index
+            )
+        if "output" in turn.expect.model_fields_set and index < len(run.outputs):
+            _check_output(checker, turn.expect.output, run.outputs[index], f"{at}.output")
+
+
+def _check_final(checker: _Checker, expect: ExpectSpec) -> None:
+    run = checker.run
+    if expect.error is not None:
+        _check_error(checker, expect.error, "expect.error", raised_here=run.error is not None)
+    if "output" in expect.model_fields_set:
+        if run.error is not None or not run.outputs:
+            checker.add(
+                "output",
+                "no output: the run raised an error",
+                "expect.output",
+                expect.output,
+                run.error,
+            )
+        else:
+            _check_output(checker, expect.output, run.outputs[-1], "expect.output")
+
+
+def _check_output(
+    checker: _Checker, expected: str | Regex | None, actual: str | None, field: str
+) -> None:
+    if not text_matches(expected, actual):
+        checker.add("output", "output differs", field, expected, actual)
+
+
+def _check_error(
+    checker: _Checker, expected: ErrorExpect, field: str, *, raised_here: bool
+) -> None:
+    error = checker.run.error if raised_here else None
+    if error is None:
+        checker.add(
+            "error",
+            "expected an error, but none was raised here",
+            field,
+            expected.model_dump(exclude_none=True),
+            None,
+        )
+        return
+    checker.error_expected = True
+    names = {cls.__name__ for cls in type(error).__mro__}
+    if expected.type is not None and expected.type not in names:
+        checker.add(
+            "error",
+            f"expected error type {expected.type}",
+            f"{field}.type",
+            expected.type,
+            describe_error(error),
+        )
+    if expected.match is not None and re.search(expected.match, str(error)) is None:
+        checker.add(
+            "error",
+            "error message does not match",
+            f"{field}.match",
+            f"/{expected.match}/",
+            str(error),
+        )
+
+
+def _check_handoffs(checker: _Checker, expected: list[HandoffExpect]) -> None:
+    records = checker.run.trace.handoffs()
+    if len(records) != len(expected):
+        checker.add(
+            "handoffs",
+            f"expected {len(expected)} handoff(s), got {len(records)}",
+            "expect.handoffs",
+            [e.model_dump(exclude_unset=True) for e in expected],
+            [_summary(r) for r in records],
+        )
+    for index, (want, record) in enumerate(zip(expected, records, strict=False)):
+        wrong = list(_wrong_fields(want, record))
+        if wrong:
+            checker.add(
+                "handoffs",
+                f"handoff {index} ({record.tool}) differs in {', '.join(wrong)}",
+                f"expect.handoffs.{index}",
+                want.model_dump(exclude_unset=True),
+                _summary(record),
+            )
+
+
+def _summary(record: HandoffRecord) -> dict[str, Any]:
+    return {
+        **record.summary(),
+        "output": record.output,
+        "error": record.error,
+        "duration_ms": record.duration_ms,
+    }
+
+
+def _wrong_fields(want: HandoffExpect, record: HandoffRecord) -> Iterator[str]:
+    for key in sorted(want.model_fields_set):
+        value = getattr(want, key)
+        if key in ("output", "error"):
+            ok = text_matches(value, getattr(record, key))
+        elif key == "duration":
+            ok = math.isclose(value * 1000, record.duration_ms, abs_tol=1e-3)
+        elif key == "duration_ms":
+            ok = math.isclose(value, record.duration_ms, abs_tol=1e-3)
+        else:
+            ok = value == getattr(record, key)
+        if not ok:
+            yield key
+
+
+def _check_trace(checker: _Checker, expect: ExpectSpec) -> None:
+    spec = expect.trace_spec()
+    if spec is None:
+        return
+    events = list(checker.run.trace)
+    if spec.types is not None:
+        events = [e for e in events if e.type in spec.types]
+    failed, why = find_unmatched(spec.events, events, spec.match)
+    if failed is None:
+        return
+    base = "expect.trace" if isinstance(expect.trace, list) else "expect.trace.events"
+    field = f"{base}.{failed}" if failed < len(spec.events) else base
+    checker.add(
+        "trace",
+        f"{why} (match: {spec.match})",
+        field,
+        {"match": spec.match, "failed": failed, "events": spec.events},
+        [e.to_dict() for e in events],
+    )

@@ -1,0 +1,140 @@
+"""What a scenario expects (Y2): output, error, handoff summaries, trace events, snapshot."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
+
+from handoff_sim._durations import parse_duration
+from handoff_sim.events import EVENT_TYPES
+
+__all__ = [
+    "EVENT_PATTERN_JSON_SCHEMA",
+    "ErrorExpect",
+    "ExpectSpec",
+    "HandoffExpect",
+    "Regex",
+    "TextExpect",
+    "TraceExpect",
+    "TurnExpectSpec",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _compile(pattern: str) -> str:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
+    return pattern
+
+
+class Regex(_Strict):
+    """A string expectation by regular expression (``re.search``)."""
+
+    match: str
+
+    _check = field_validator("match")(classmethod(lambda cls, v: _compile(v)))
+
+
+TextExpect = str | Regex
+HandoffStatusName = Literal["completed", "failed", "denied", "fallback", "unavailable", "cancelled"]
+HandoffReasonName = Literal["not_allowed", "denied_tool", "max_depth", "timeout", "error"]
+EventTypeName = Literal[
+    "run_start",
+    "run_end",
+    "model_request",
+    "model_response",
+    "tool_start",
+    "tool_end",
+    "handoff_start",
+    "handoff_attempt_start",
+    "handoff_attempt_end",
+    "handoff_end",
+]
+
+
+class ErrorExpect(_Strict):
+    """The run raises: ``type`` is the class name (or a base class name), ``match`` a regex."""
+
+    type: str | None = None
+    match: str | None = None
+
+    _check = field_validator("match")(classmethod(lambda cls, v: v if v is None else _compile(v)))
+
+
+class TurnExpectSpec(_Strict):
+    """Expectations on one turn."""
+
+    output: TextExpect | None = None
+    error: ErrorExpect | None = None
+
+
+class HandoffExpect(_Strict):
+    """A per-handoff summary; only the fields given are compared (E2)."""
+
+    tool: str | None = None
+    subagent: str | None = None
+    status: HandoffStatusName | None = None
+    reason: HandoffReasonName | None = None
+    attempts: int | None = Field(default=None, ge=0)
+    depth: int | None = Field(default=None, ge=1)
+    output: TextExpect | None = None
+    error: TextExpect | None = None
+    duration: Annotated[float, BeforeValidator(parse_duration)] | None = None
+    duration_ms: float | None = Field(default=None, ge=0)
+
+
+def _pattern_schema() -> dict[str, Any]:
+    """JSON Schema of one event pattern: ``type`` plus any fields of that event type."""
+    variants = []
+    for name, cls in EVENT_TYPES.items():
+        fields = [f for f in getattr(cls, "__dataclass_fields__", {}) if f != "type"]
+        variants.append(
+            {
+                "type": "object",
+                "properties": {"type": {"const": name}, **{f: {} for f in fields}},
+                "required": ["type"],
+                "additionalProperties": False,
+            }
+        )
+    return {"oneOf": variants, "description": "an event: 'type' plus fields to compare"}
+
+
+EVENT_PATTERN_JSON_SCHEMA = _pattern_schema()
+EventPattern = Annotated[dict[str, Any], WithJsonSchema(EVENT_PATTERN_JSON_SCHEMA)]
+
+
+class TraceExpect(_Strict):
+    """Events to find in the trace.
+
+    ``exact``: the events (of ``types``, if given) one for one; ``subsequence``:
+    in order, others may come between; ``per_branch``: in order within each
+    branch (an agent run, or one tool call), interleaving across branches ignored.
+    """
+
+    match: Literal["exact", "subsequence", "per_branch"] = "subsequence"
+    types: list[EventTypeName] | None = None
+    events: list[EventPattern] = Field(default_factory=list)
+
+
+class ExpectSpec(_Strict):
+    """What the scenario expects after its last turn (Y2)."""
+
+    output: TextExpect | None = None
+    error: ErrorExpect | None = None
+    handoffs: list[HandoffExpect] | None = None
+    trace: TraceExpect | list[EventPattern] | None = None
+    snapshot: bool = False
+    elapsed: Annotated[float, BeforeValidator(parse_duration)] | None = None
+
+    def trace_spec(self) -> TraceExpect | None:
+        """``trace`` with the list shorthand read as a subsequence."""
+        if isinstance(self.trace, list):
+            return TraceExpect(events=self.trace)
+        return self.trace

@@ -1,0 +1,223 @@
+"""Load scenario files: YAML with line numbers, validation, checks, matrix expansion (Y1, Y4)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from handoff_sim.scenarios._checks import check_scenario
+from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
+from handoff_sim.scenarios._schema import ScenarioListSpec, ScenarioSpec, VariantSpec
+from handoff_sim.scenarios._source import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
+from handoff_sim.scenarios._validate import validation_problems
+
+__all__ = ["LoadedScenario", "load_dict", "load_file", "load_path", "load_text"]
+
+SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedScenario:
+    """One runnable scenario, after matrix expansion, with the way back to its source lines."""
+
+    name: str
+    variant: str | None
+    path: Path
+    line: int
+    tags: tuple[str, ...]
+    seed: int
+    spec: ScenarioSpec
+    source: SourceMap = field(repr=False)
+    prefix: FieldPath = field(default=(), repr=False)
+    variant_index: int | None = field(default=None, repr=False)
+    variant_spec: VariantSpec | None = field(default=None, repr=False)
+
+    @property
+    def id(self) -> str:
+        """``name``, or ``name[variant]`` for a matrix variant."""
+        return self.name if self.variant is None else f"{self.name}[{self.variant}]"
+
+    def document_path(self, field_path: str) -> FieldPath:
+        """Where ``field_path`` (relative to the scenario) is written in the file.
+
+        A variant's overridden expectations and policies point into its ``matrix`` entry.
+        """
+        parts: FieldPath = tuple(int(p) if p.isdigit() else p for p in field_path.split(".") if p)
+        return (*self.prefix, *self._variant_path(parts))
+
+    def _variant_path(self, parts: FieldPath) -> FieldPath:
+        variant, index = self.variant_spec, self.variant_index
+        if variant is None or index is None:
+            return parts
+        matrix: FieldPath = ("matrix", index)
+        overridden = variant.expect.model_fields_set if variant.expect is not None else set()
+        if parts[:1] == ("expect",) and len(parts) > 1 and parts[1] in overridden:
+            return (*matrix, *parts)
+        if len(parts) > 2 and parts[0] == "agents" and parts[2] == "policy":
+            patch = variant.policies.get(str(parts[1]))
+            if patch is not None and (len(parts) == 3 or parts[3] in patch.model_fields_set):
+                return (*matrix, "policies", parts[1], *parts[3:])
+        return parts
+
+    def location(self, field_path: str) -> int:
+        """The 1-based line of a field of this scenario (``expect.handoffs.0``), for reports."""
+        return self.source.position(self.document_path(field_path))[0]
+
+    def field_name(self, field_path: str) -> str:
+        """``field_path`` as written in the file (with ``scenarios.N.`` / ``matrix.N.``)."""
+        return dotted(self.document_path(field_path))
+
+
+def load_file(path: str | Path) -> list[LoadedScenario]:
+    """Every scenario of one YAML file; raise ScenarioFileError listing every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScenarioFileError(
+            path, [Problem(str(path), 1, 1, "<file>", f"cannot read: {exc}")]
+        ) from None
+    return load_text(text, path)
+
+
+def load_text(text: str, path: str | Path = "<string>") -> list[LoadedScenario]:
+    """Every scenario of YAML ``text``; ``path`` names it in messages."""
+    parsed = parse_yaml(text, str(path))
+    if isinstance(parsed, Problem):
+        raise ScenarioFileError(path, [parsed])
+    return _load(parsed, Path(path))
+
+
+def load_dict(mapping: Mapping[str, Any], *, source: str = "<dict>") -> list[LoadedScenario]:
+    """Every scenario of a mapping shaped like a scenario file (lines refer to its YAML dump)."""
+    try:
+        text = yaml.safe_dump(_plain(mapping), sort_keys=False, allow_unicode=True)
+    except yaml.YAMLError as exc:
+        problem = Problem(source, 1, 1, "<root>", f"not plain data: {exc}")
+        raise ScenarioFileError(source, [problem]) from None
+    parsed = parse_yaml(text, source)
+    assert not isinstance(parsed, Problem)
+    return _load(ParsedYaml(_plain(mapping), parsed.source, []), Path(source))
+
+
+def load_path(path: str | Path) -> list[LoadedScenario]:
+    """Scenarios of a file, or of every ``*.yaml``/``*.yml`` under a directory (sorted)."""
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
+        return [scenario for file in files for scenario in load_file(file)]
+    if not path.exists():
+        raise ScenarioError(f"{path}: no such file or directory")
+    return load_file(path)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _load(parsed: ParsedYaml, path: Path) -> list[LoadedScenario]:
+    label = str(path)
+    data, source = parsed.data, parsed.source
+    problems = list(parsed.problems)
+    if not isinstance(data, dict):
+        what = "empty" if data is None else f"a {type(data).__name__}"
+        line, column = source.position(())
+        message = f"a scenario file must be a mapping with 'scenario' (or 'scenarios'), got {what}"
+        raise ScenarioFileError(path, [*problems, Problem(label, line, column, "<root>", message)])
+    items: list[tuple[FieldPath, Any]] = [((), data)]
+    if "scenarios" in data and "scenario" not in data:
+        try:
+            ScenarioListSpec.model_validate(data)
+        except ValidationError as exc:
+            problems += validation_problems(exc, ScenarioListSpec, source, (), label)
+            raise ScenarioFileError(path, problems) from None
+        items = [(("scenarios", i), item) for i, item in enumerate(data["scenarios"])]
+    specs = _validate_all(items, source, label, problems)
+    _check_unique_names(specs, source, label, problems)
+    if problems:
+        raise ScenarioFileError(path, problems)
+    return [s for prefix, spec in specs for s in _expand(spec, path, source, prefix)]
+
+
+def _validate_all(
+    items: list[tuple[FieldPath, Any]], source: SourceMap, label: str, problems: list[Problem]
+) -> list[tuple[FieldPath, ScenarioSpec]]:
+    specs = []
+    for prefix, item in items:
+        try:
+            spec = ScenarioSpec.model_validate(item)
+        except ValidationError as exc:
+            problems += validation_problems(exc, ScenarioSpec, source, prefix, label)
+            continue
+        problems += check_scenario(spec, source, prefix, label)
+        specs.append((prefix, spec))
+    return specs
+
+
+def _check_unique_names(
+    specs: list[tuple[FieldPath, ScenarioSpec]],
+    source: SourceMap,
+    label: str,
+    problems: list[Problem],
+) -> None:
+    first: dict[str, int] = {}
+    for prefix, spec in specs:
+        at = (*prefix, "scenario")
+        line, column = source.position(at)
+        if spec.scenario in first:
+            message = (
+                f"duplicate scenario name '{spec.scenario}' (first at line {first[spec.scenario]})"
+            )
+            problems.append(Problem(label, line, column, dotted(at), message))
+        else:
+            first[spec.scenario] = line
+
+
+def _expand(
+    spec: ScenarioSpec, path: Path, source: SourceMap, prefix: FieldPath
+) -> list[LoadedScenario]:
+    line = source.position((*prefix, "scenario"))[0]
+    variants: list[tuple[int | None, VariantSpec | None]] = list(enumerate(spec.matrix or ()))
+    if not variants:
+        variants = [(None, None)]
+    return [
+        LoadedScenario(
+            name=spec.scenario,
+            variant=variant.id if variant is not None else None,
+            path=path,
+            line=line,
+            tags=tuple(spec.tags),
+            seed=spec.seed,
+            spec=_apply(spec, variant) if variant is not None else spec,
+            source=source,
+            prefix=prefix,
+            variant_index=index,
+            variant_spec=variant,
+        )
+        for index, variant in variants
+    ]
+
+
+def _apply(spec: ScenarioSpec, variant: VariantSpec) -> ScenarioSpec:
+    """The scenario with a variant's policy and expectation overrides applied."""
+    agents = dict(spec.agents)
+    for name, patch in variant.policies.items():
+        agent = agents[name]
+        base = agent.policy
+        update = {k: getattr(patch, k) for k in patch.model_fields_set}
+        policy = base.model_copy(update=update) if base is not None else patch
+        agents[name] = agent.model_copy(update={"policy": policy})
+    expect = spec.expect
+    if variant.expect is not None:
+        overrides = {k: getattr(variant.expect, k) for k in variant.expect.model_fields_set}
+        expect = expect.model_copy(update=overrides)
+    return spec.model_copy(update={"agents": agents, "expect": expect, "matrix": None})

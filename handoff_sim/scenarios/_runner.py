@@ -1,0 +1,105 @@
+"""``run_scenario``: run one scenario, check its expectations, and report readably (T2)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from handoff_sim.scenarios._build import ModelFactory
+from handoff_sim.scenarios._errors import ScenarioError
+from handoff_sim.scenarios._expect import Mismatch, check_expectations, describe_error, show
+from handoff_sim.scenarios._loader import LoadedScenario, load_dict, load_path
+from handoff_sim.scenarios._runtime import DefaultRuntime, ScenarioRuntime
+from handoff_sim.trace import Trace
+
+__all__ = ["ScenarioResult", "render_failure", "run_scenario"]
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """How a scenario went: pass or fail, the mismatches, the trace of every turn."""
+
+    scenario: LoadedScenario
+    passed: bool
+    mismatches: list[Mismatch]
+    trace: Trace
+    outputs: list[str | None] = field(default_factory=list)
+    error: BaseException | None = None
+    elapsed_ms: float = 0.0
+
+    def render_failure(self) -> str:
+        """The readable failure report (see :func:`render_failure`)."""
+        return render_failure(self)
+
+
+def _one(scenario: LoadedScenario | Mapping[str, Any] | str | Path) -> LoadedScenario:
+    if isinstance(scenario, LoadedScenario):
+        return scenario
+    loaded = load_dict(scenario) if isinstance(scenario, Mapping) else load_path(scenario)
+    if len(loaded) != 1:
+        ids = ", ".join(s.id for s in loaded)
+        raise ScenarioError(
+            f"run_scenario runs one scenario, but this holds {len(loaded)} ({ids}); "
+            "load them with load_path/load_dict and run each"
+        )
+    return loaded[0]
+
+
+def run_scenario(
+    scenario: LoadedScenario | Mapping[str, Any] | str | Path,
+    *,
+    runtime: ScenarioRuntime | None = None,
+    model_factories: Sequence[ModelFactory] = (),
+    observers: Sequence[object] = (),
+) -> ScenarioResult:
+    """Run one scenario (every turn, virtual time, its seed) and check what it expects.
+
+    Snapshot expectations (``expect.snapshot``) are left to the pytest plugin.
+    """
+    loaded = _one(scenario)
+    chosen = runtime if runtime is not None else DefaultRuntime(model_factories)
+    run = chosen.run(loaded, observers=tuple(observers))
+    mismatches = check_expectations(loaded, run)
+    return ScenarioResult(
+        scenario=loaded,
+        passed=not mismatches,
+        mismatches=mismatches,
+        trace=run.trace,
+        outputs=list(run.outputs),
+        error=run.error,
+        elapsed_ms=run.elapsed_ms,
+    )
+
+
+def render_failure(result: ScenarioResult) -> str:
+    """Each failing expectation with file:line, the expected events, the actual trace
+    as a tree and as an event listing. No internal traceback."""
+    scenario = result.scenario
+    path = str(scenario.path)
+    status = "passed" if result.passed else f"failed ({len(result.mismatches)} mismatch(es))"
+    lines = [f"scenario {scenario.id} {status} — {path}:{scenario.line}"]
+    for mismatch in result.mismatches:
+        lines.append("")
+        lines.append(mismatch.format(path))
+        if mismatch.kind == "trace" and isinstance(mismatch.expected, dict):
+            lines.extend(_expected_events(mismatch.expected))
+    if result.error is not None:
+        lines += ["", f"run error: {describe_error(result.error)}"]
+    if result.outputs:
+        lines += ["", f"outputs: {show(result.outputs)}"]
+    lines += ["", "actual handoffs:", result.trace.render_tree().rstrip("\n")]
+    lines += ["", "actual events:", result.trace.render().rstrip("\n") or "(no events)"]
+    return "\n".join(lines) + "\n"
+
+
+def _expected_events(expected: dict[str, Any]) -> list[str]:
+    failed = expected.get("failed")
+    out = [f"  expected events (match: {expected.get('match')}):"]
+    for index, pattern in enumerate(expected.get("events", [])):
+        mark = "✓" if failed is None or index < failed else ("✗" if index == failed else "·")
+        text = json.dumps(pattern, ensure_ascii=False, separators=(", ", ": "))
+        out.append(f"    {mark} {index}: {text}")
+    return out

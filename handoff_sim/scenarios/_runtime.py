@@ -1,0 +1,71 @@
+"""Running a scenario: the runtime protocol and the default, virtual-time runtime."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from handoff_sim.scenarios._build import ModelFactory, build_entry_agent, build_models
+from handoff_sim.simulation import Simulation
+from handoff_sim.trace import Trace
+
+if TYPE_CHECKING:
+    from handoff_sim.scenarios._loader import LoadedScenario
+
+__all__ = ["DefaultRuntime", "ScenarioRun", "ScenarioRuntime"]
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioRun:
+    """What running a scenario produced, before any expectation is checked.
+
+    ``outputs`` has one entry per turn that finished; when ``error`` is set, it
+    was raised by turn ``len(outputs)`` (0-based), or while building the agents.
+    """
+
+    trace: Trace
+    outputs: list[str | None]
+    error: BaseException | None
+    elapsed_ms: float
+
+
+@runtime_checkable
+class ScenarioRuntime(Protocol):
+    """Runs a loaded scenario; plug one in to run the suite against another framework."""
+
+    def run(self, scenario: LoadedScenario, *, observers: Sequence[object]) -> ScenarioRun:
+        """Run every turn of ``scenario`` and return its trace, outputs and error."""
+        ...
+
+
+class DefaultRuntime:
+    """Builds handoff_sim agents and runs every turn in one seeded Simulation (virtual time)."""
+
+    def __init__(self, model_factories: Sequence[ModelFactory] = ()) -> None:
+        self.model_factories = tuple(model_factories)
+
+    def run(self, scenario: LoadedScenario, *, observers: Sequence[object] = ()) -> ScenarioRun:
+        """Run the turns in order; the first error stops the scenario and is returned."""
+        spec = scenario.spec
+
+        def locate(field: str) -> str:
+            return f"{scenario.path}:{scenario.location(field)}"
+
+        models = build_models(spec, self.model_factories, locate)
+        try:
+            agent = build_entry_agent(spec, models)
+        except Exception as exc:  # construction errors are outcomes a scenario may expect
+            return ScenarioRun(Trace(), [], exc, 0.0)
+        outputs: list[str | None] = []
+        error: BaseException | None = None
+        with Simulation(seed=scenario.seed, observers=tuple(observers)) as sim:
+            session: str | None = None
+            try:
+                for turn in spec.turns():
+                    result = sim.run(agent, turn.input, session=session)
+                    outputs.append(result.output)
+                    session = result.session_id
+            except Exception as exc:
+                error = exc
+            return ScenarioRun(sim.trace, outputs, error, round(sim.now * 1000, 3))

@@ -1,0 +1,322 @@
+"""The scenario file format as pydantic models (Y1–Y3): agents, models, tools, policies, runs.
+
+Every model forbids unknown keys and is strict about types, so a typo or a
+wrong type is reported at load time with its line (Y4). Expectations live in
+``_expect_schema``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    WithJsonSchema,
+    model_validator,
+)
+
+from handoff_sim._durations import parse_duration
+from handoff_sim.scenarios._expect_schema import ExpectSpec, TurnExpectSpec
+
+__all__ = [
+    "NAME_PATTERN",
+    "AdversarialSpec",
+    "AgentSpec",
+    "CustomModelSpec",
+    "Duration",
+    "FakeToolSpec",
+    "InputFilterSpec",
+    "ModelSpec",
+    "PolicySpec",
+    "RaisesSpec",
+    "ScenarioSpec",
+    "ScriptModelSpec",
+    "StepSpec",
+    "SubAgentSpec",
+    "ToolCallSpec",
+    "ToolExecutorSpec",
+    "TurnSpec",
+    "VariantSpec",
+]
+
+NAME_PATTERN = r"^[A-Za-z0-9_.-]+$"
+TAG_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+_DURATION_JSON = {
+    "anyOf": [
+        {"type": "number", "minimum": 0},
+        {"type": "string", "pattern": r"^\s*(\d+(\.\d+)?|\.\d+)\s*(us|ms|s|m|h)?\s*$"},
+    ],
+    "description": "seconds, or a number with a unit: 250ms, 2s, 1m",
+}
+
+Duration = Annotated[float, BeforeValidator(parse_duration), WithJsonSchema(_DURATION_JSON)]
+PositiveDuration = Annotated[
+    float,
+    BeforeValidator(parse_duration),
+    Field(gt=0),
+    WithJsonSchema({**_DURATION_JSON, "description": "seconds (> 0), or e.g. 250ms, 30s"}),
+]
+ExceptionName = Literal[
+    "RuntimeError",
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "LookupError",
+    "PermissionError",
+    "TimeoutError",
+    "ConnectionError",
+    "OSError",
+]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+# -- model scripts -------------------------------------------------------------
+
+
+class ToolCallSpec(_Strict):
+    """One tool call a scripted model makes; ``arguments`` as a mapping or raw JSON text."""
+
+    id: str | None = None
+    name: str = Field(min_length=1)
+    arguments: dict[str, Any] | str = Field(default_factory=dict)
+
+
+class StepExpectSpec(_Strict):
+    """Checks on the request a script step answers (M1)."""
+
+    last_tool_result_contains: str | None = None
+    tools_include: list[str] | None = None
+    input_contains: str | None = None
+
+
+class StepSpec(_Strict):
+    """One model turn: ``text``, ``tool_calls`` (optionally with text) or ``error``."""
+
+    text: str | None = None
+    tool_calls: list[ToolCallSpec] | None = None
+    error: str | None = None
+    latency: Duration = 0.0
+    expect: StepExpectSpec | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> StepSpec:
+        given = self.model_fields_set
+        if "error" in given and ({"text", "tool_calls"} & given):
+            raise ValueError("a step with 'error' cannot also have 'text' or 'tool_calls'")
+        if not ({"text", "tool_calls", "error"} & given):
+            raise ValueError("a step needs 'text', 'tool_calls' or 'error'")
+        return self
+
+    def as_step(self) -> dict[str, Any]:
+        """The plain-dict step ``ScriptedModel`` takes."""
+        step = self.model_dump(exclude_unset=True, exclude_none=False)
+        if self.tool_calls is not None:
+            step["tool_calls"] = [c.model_dump(exclude_none=True) for c in self.tool_calls]
+        if self.expect is not None:
+            step["expect"] = self.expect.model_dump(exclude_none=True)
+        return step
+
+
+class ScriptModelSpec(_Strict):
+    """A built-in fake model: a ``script`` of steps, or an ``adversarial`` model."""
+
+    script: list[str | StepSpec] | None = None
+    adversarial: AdversarialSpec | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> ScriptModelSpec:
+        if (self.script is None) == (self.adversarial is None):
+            raise ValueError(
+                "a model needs exactly one of 'script' or 'adversarial' "
+                "(or 'kind' for a model added by a plugin)"
+            )
+        return self
+
+
+class AdversarialSpec(_Strict):
+    """Reproducible hostile model output (M3)."""
+
+    seed: int = 0
+    behaviours: list[str] | None = None
+
+
+class CustomModelSpec(BaseModel):
+    """A model kind added by a plugin: ``kind`` names it, other keys are its own."""
+
+    model_config = ConfigDict(extra="allow", strict=True, frozen=True)
+
+    kind: str = Field(min_length=1)
+
+
+def _model_kind(value: Any) -> str:
+    if isinstance(value, dict) and "kind" in value:
+        return "custom-model"
+    if isinstance(value, CustomModelSpec):
+        return "custom-model"
+    return "builtin-model"
+
+
+ModelSpec = Annotated[
+    Annotated[ScriptModelSpec, Tag("builtin-model")]
+    | Annotated[CustomModelSpec, Tag("custom-model")],
+    Discriminator(_model_kind),
+]
+
+
+# -- tools ---------------------------------------------------------------------
+
+
+class RaisesSpec(_Strict):
+    """An exception a fake tool raises."""
+
+    type: ExceptionName = "RuntimeError"
+    message: str = ""
+
+
+class ToolExecutorSpec(_Strict):
+    """A primary executor that serves every tool name the agent's own tools do not.
+
+    In string results ``{tool}`` becomes the call's tool name and ``{arguments}``
+    its raw arguments.
+    """
+
+    returns: Any = "ok"
+    raises: str | RaisesSpec | None = None
+    latency: Duration = 0.0
+
+    @model_validator(mode="after")
+    def _returns_or_raises(self) -> ToolExecutorSpec:
+        if "returns" in self.model_fields_set and self.raises is not None:
+            raise ValueError("give either 'returns' or 'raises', not both")
+        return self
+
+
+class FakeToolSpec(ToolExecutorSpec):
+    """A fake plain tool (Y1): what it returns or raises, its latency and risk tier."""
+
+    description: str = ""
+    parameters: dict[str, Any] | None = None
+    risk: Literal["safe", "caution", "destructive"] = "safe"
+
+
+# -- policy and wiring -----------------------------------------------------------
+
+
+class InputFilterSpec(_Strict):
+    """A declarative input filter: rewrite the arguments, keep the call, or fail."""
+
+    arguments: dict[str, Any] | str | None = None
+    keep: bool = False
+    raises: str | None = None
+
+    @model_validator(mode="after")
+    def _one_action(self) -> InputFilterSpec:
+        given = [k for k in ("arguments", "keep", "raises") if k in self.model_fields_set]
+        if len(given) != 1:
+            raise ValueError("an input_filter needs exactly one of 'arguments', 'keep' or 'raises'")
+        return self
+
+
+FailureActionName = Literal["fail", "fallback_to_primary", "report_to_model"]
+
+
+class PolicySpec(_Strict):
+    """Every HandoffPolicy field (S6); ``timeout`` per attempt, as seconds or ``"250ms"``."""
+
+    enabled: bool = True
+    max_depth: int = Field(default=1, ge=0)
+    max_retries: int = Field(default=0, ge=0)
+    timeout: PositiveDuration | None = None
+    allowed_tools: list[str] | None = None
+    denied_tools: list[str] | None = None
+    on_denied: FailureActionName = "fail"
+    on_error: FailureActionName = "fail"
+    input_filter: InputFilterSpec | None = None
+
+
+class SubAgentSpec(_Strict):
+    """Mount another agent of the scenario as one tool (S1, S2, S13)."""
+
+    agent: str = Field(min_length=1)
+    name: str | None = None
+    description: str = ""
+    tool_name: str | None = None
+    session_mode: Literal["new_session", "reuse_session"] = "new_session"
+    session_scope: Literal["agent", "parent_session"] = "agent"
+
+
+class AgentSpec(_Strict):
+    """One agent: its model, tools, sub-agents and policy (R4)."""
+
+    model: ModelSpec
+    tools: list[str] = Field(default_factory=list)
+    subagents: list[str | SubAgentSpec] = Field(default_factory=list)
+    policy: PolicySpec | None = None
+    parallel_tool_calls: bool = False
+    max_steps: int = Field(default=20, ge=1)
+    system_prompt: str | None = None
+    tool_executor: ToolExecutorSpec | None = None
+
+    def mounts(self) -> list[SubAgentSpec]:
+        """The sub-agents, the shorthand ``- reviewer`` expanded."""
+        return [SubAgentSpec(agent=s) if isinstance(s, str) else s for s in self.subagents]
+
+
+# -- the scenario ---------------------------------------------------------------
+
+
+class TurnSpec(_Strict):
+    """One user turn; turns share the top agent's session and one simulation."""
+
+    input: str
+    expect: TurnExpectSpec | None = None
+
+
+class VariantSpec(_Strict):
+    """One policy variant of a ``matrix``: policy overrides and expectation overrides."""
+
+    id: str = Field(pattern=NAME_PATTERN)
+    description: str = ""
+    policies: dict[str, PolicySpec] = Field(default_factory=dict)
+    expect: ExpectSpec | None = None
+
+
+class ScenarioSpec(_Strict):
+    """One scenario (Y1). The top agent is ``entry``, or the first agent listed."""
+
+    scenario: str = Field(pattern=NAME_PATTERN)
+    description: str = ""
+    tags: list[Annotated[str, Field(pattern=TAG_PATTERN)]] = Field(default_factory=list)
+    seed: int = Field(default=0, ge=0)
+    entry: str | None = None
+    agents: dict[str, AgentSpec] = Field(min_length=1)
+    tools: dict[str, FakeToolSpec] = Field(default_factory=dict)
+    run: list[str | TurnSpec] = Field(min_length=1)
+    expect: ExpectSpec = Field(default_factory=lambda: ExpectSpec())
+    matrix: list[VariantSpec] | None = Field(default=None, min_length=1)
+
+    @property
+    def entry_agent(self) -> str:
+        """The agent the turns run: ``entry`` if given, else the first agent."""
+        return self.entry if self.entry is not None else next(iter(self.agents))
+
+    def turns(self) -> list[TurnSpec]:
+        """The turns, the shorthand ``- "hello"`` expanded."""
+        return [TurnSpec(input=t) if isinstance(t, str) else t for t in self.run]
+
+
+class ScenarioListSpec(_Strict):
+    """A file holding several scenarios."""
+
+    scenarios: list[dict[str, Any]] = Field(min_length=1)
+
+
+ScriptModelSpec.model_rebuild()
