@@ -73,6 +73,11 @@ class Agent:
     ) -> None:
         if not isinstance(name, str) or not name.strip():
             raise InvalidNameError("agent name is required")
+        if model is None or not callable(getattr(model, "complete", None)):
+            raise ConfigurationError(
+                f"agent {name!r}: model must be a model client with complete(request), "
+                f"got {model!r}"
+            )
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ConfigurationError(f"agent {name!r}: max_steps must be >= 1, got {max_steps!r}")
         if handoff_policy is not None and not isinstance(handoff_policy, HandoffPolicy):
@@ -92,7 +97,9 @@ class Agent:
         self.tool_specs: tuple[ToolSpec, ...] = self._check_names()
         self.primary_executor: ToolExecutor = tool_executor or ToolSetExecutor(self.tools)
         self.executor: HandoffExecutor = HandoffExecutor(
-            {s.tool_name: s for s in self.subagents}, self.primary_executor, self.handoff_policy
+            {s.tool_name: s for s in self.subagents if s.offered},
+            self.primary_executor,
+            self.handoff_policy,
         )
 
     def __repr__(self) -> str:
@@ -106,8 +113,7 @@ class Agent:
             if plain.name.startswith(SUBAGENT_PREFIX):
                 raise ReservedPrefixError(plain.name)
             specs.append(plain.spec)
-        for sub in self.subagents:
-            specs.append(sub.spec)
+        specs.extend(sub.spec for sub in self.subagents if sub.offered)
         for spec in specs:
             if spec.name in seen:
                 raise DuplicateToolNameError(spec.name)

@@ -69,8 +69,10 @@ class Simulation:
         self.close()
 
     def close(self) -> None:
-        """Cancel what is left and close the loop."""
+        """Cancel what is left and close the loop (also when nothing ever ran)."""
         self._runner.close()
+        if not self._loop.is_closed():
+            self._loop.close()
 
     @property
     def trace(self) -> Trace:

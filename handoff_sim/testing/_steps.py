@@ -30,6 +30,7 @@ class ScriptStep:
     latency: float = 0.0
     expect: Mapping[str, Any] | None = None
     check: Callable[[ModelRequest], object] | None = None
+    exception: BaseException | None = None
 
 
 def _tool_call(raw: Any, where: str) -> ToolCall:
@@ -43,33 +44,50 @@ def _tool_call(raw: Any, where: str) -> ToolCall:
     return ToolCall(str(raw.get("id") or ""), str(raw["name"]), arguments)
 
 
-def parse_step(raw: Any, index: int) -> ScriptStep:
-    """A dict step (``text`` / ``tool_calls`` / ``error`` [+ ``latency``]) as a ScriptStep."""
-    where = f"script step {index}"
+def _non_dict_step(raw: Any, where: str) -> ScriptStep | None:
     if isinstance(raw, ScriptStep):
         return raw
     if isinstance(raw, ModelResponse):
         return ScriptStep(raw)
     if isinstance(raw, str):
         return ScriptStep(ModelResponse(text=raw))
+    if isinstance(raw, BaseException):
+        return ScriptStep(None, str(raw), exception=raw)
+    if isinstance(raw, list | tuple):
+        return ScriptStep(ModelResponse(tool_calls=tuple(_tool_call(c, where) for c in raw)))
     if not isinstance(raw, Mapping):
         raise ConfigurationError(f"{where}: expected a dict, got {type(raw).__name__}")
+    return None
+
+
+def parse_step(raw: Any, index: int) -> ScriptStep:
+    """A step as a ScriptStep.
+
+    Accepted: a dict (``text`` / ``tool_calls`` / ``error``, optional ``latency``, ``expect``,
+    ``check``), a string (text), a list of tool calls, an exception (raised), a ModelResponse.
+    """
+    where = f"script step {index}"
+    simple = _non_dict_step(raw, where)
+    if simple is not None:
+        return simple
     unknown = set(raw) - _STEP_KEYS
     if unknown:
         raise ConfigurationError(f"{where}: unknown key(s) {sorted(unknown)}")
     expect = raw.get("expect")
     if expect is not None and (not isinstance(expect, Mapping) or set(expect) - _EXPECT_KEYS):
         raise ConfigurationError(f"{where}: 'expect' takes only {sorted(_EXPECT_KEYS)}")
-    latency = parse_duration(raw.get("latency", 0))
+    try:
+        latency = parse_duration(raw.get("latency", 0))
+    except ValueError as exc:
+        raise ConfigurationError(f"{where}: latency: {exc}") from None
     if "error" in raw:
         return ScriptStep(None, str(raw["error"]), latency, expect, raw.get("check"))
     calls = tuple(_tool_call(c, where) for c in raw.get("tool_calls") or ())
     text = raw.get("text")
     if text is None and not calls and "text" not in raw:
         raise ConfigurationError(f"{where}: needs 'text', 'tool_calls' or 'error'")
-    return ScriptStep(
-        ModelResponse(text=text, tool_calls=calls), None, latency, expect, raw.get("check")
-    )
+    response = ModelResponse(text=text, tool_calls=calls)
+    return ScriptStep(response, None, latency, expect, raw.get("check"))
 
 
 def check_request(step: ScriptStep, request: ModelRequest, agent: str, index: int) -> None:

@@ -51,6 +51,8 @@ class ScriptedModel:
         check_request(step, request, agent, index + 1)
         if step.latency:
             await asyncio.sleep(step.latency)
+        if step.exception is not None:
+            raise step.exception
         if step.error is not None:
             raise SimulatedModelError(step.error)
         assert step.response is not None
