@@ -31,6 +31,14 @@ from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall,
 from handoff_sim.models import ModelClient
 from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
 from handoff_sim.simulation import Simulation, VirtualTimeLoop, simulate
+from handoff_sim.styles import (
+    AgentDefinition,
+    FlinkSubAgent,
+    RiskLevel,
+    SubagentDispatcher,
+    ToolRegistry,
+    sophi_agent,
+)
 from handoff_sim.subagents import (
     FailureAction,
     HandoffPolicy,
@@ -46,10 +54,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent",
+    "AgentDefinition",
     "ConfigurationError",
     "DuplicateToolNameError",
     "Event",
     "FailureAction",
+    "FlinkSubAgent",
     "HandoffDeniedError",
     "HandoffNode",
     "HandoffPolicy",
@@ -66,6 +76,7 @@ __all__ = [
     "ModelResponse",
     "PolicyError",
     "ReservedPrefixError",
+    "RiskLevel",
     "RunError",
     "RunResult",
     "ScriptAssertionError",
@@ -76,9 +87,11 @@ __all__ = [
     "SessionStore",
     "Simulation",
     "SubAgent",
+    "SubagentDispatcher",
     "Tool",
     "ToolCall",
     "ToolExecutor",
+    "ToolRegistry",
     "ToolSetExecutor",
     "ToolSpec",
     "Trace",
@@ -93,5 +106,6 @@ __all__ = [
     "normalize_tool_name",
     "resolve_input",
     "simulate",
+    "sophi_agent",
     "tool",
 ]

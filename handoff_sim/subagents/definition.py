@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from handoff_sim.errors import ConfigurationError, InvalidNameError
-from handoff_sim.messages import ToolSpec
+from handoff_sim.events import HandoffReason
+from handoff_sim.messages import ToolCall, ToolSpec
+from handoff_sim.sessions import Session
+from handoff_sim.subagents._input import envelope, resolve_input
 from handoff_sim.subagents._naming import check_explicit_tool_name, normalize_tool_name
 from handoff_sim.subagents.policy import SessionMode
 
 if TYPE_CHECKING:
     from handoff_sim.agent import Agent
 
-__all__ = ["DELEGATION_SCHEMA", "SessionScope", "SubAgent"]
+__all__ = ["DELEGATION_SCHEMA", "Refusal", "SessionScope", "SubAgent"]
 
 SessionScope = Literal["agent", "parent_session"]
 
@@ -25,6 +29,18 @@ DELEGATION_SCHEMA: Mapping[str, Any] = {
     },
     "required": ["task"],
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A style's refusal of a call before any attempt: the tool result and the end reason.
+
+    The handoff still gets its ``handoff_start``/``handoff_end`` pair (status
+    ``denied``, 0 attempts), but no sub-agent runs and no model is called.
+    """
+
+    message: str
+    reason: HandoffReason = "not_allowed"
 
 
 class SubAgent:
@@ -65,8 +81,16 @@ class SubAgent:
             f"Delegate a specialized task to subagent {trimmed}"
         )
         explicit = (tool_name or "").strip()
-        self.tool_name = check_explicit_tool_name(explicit) if explicit else normalize_tool_name(trimmed)
-        self.session_mode = SessionMode(session_mode)
+        self.tool_name = (
+            check_explicit_tool_name(explicit) if explicit else normalize_tool_name(trimmed)
+        )
+        try:
+            self.session_mode = SessionMode(session_mode)
+        except ValueError:
+            choices = ", ".join(m.value for m in SessionMode)
+            raise ConfigurationError(
+                f"subagent {trimmed!r}: session_mode must be one of {choices}, got {session_mode!r}"
+            ) from None
         self.session_scope: SessionScope = session_scope
 
     def __repr__(self) -> str:
@@ -76,3 +100,46 @@ class SubAgent:
     def spec(self) -> ToolSpec:
         """The tool the parent's model sees: ``{task, context}`` parameters (S3)."""
         return ToolSpec(self.tool_name, self.description, DELEGATION_SCHEMA)
+
+    # The members below are the seams other delegation styles override
+    # (Flink-style schemas and result normalisation, SoPhi's dispatcher).
+
+    @property
+    def offered(self) -> bool:
+        """Whether the parent's model is offered this tool at all (Flink F3 can say no)."""
+        return True
+
+    async def refuse(self, call: ToolCall, depth: int) -> Refusal | None:
+        """A refusal of ``call`` at handoff ``depth`` before policy admission, or None."""
+        return None
+
+    def new_session(self, call: ToolCall, parent: Session, session_id: str) -> Session:
+        """The fresh session a NEW_SESSION handoff from ``parent`` runs in (S13)."""
+        return Session(
+            id=session_id,
+            parent_session_id=parent.id,
+            root_session_id=parent.root_session_id or parent.id,
+            agent=self.agent.name,
+        )
+
+    def subagent_for(self, call: ToolCall) -> str:
+        """The sub-agent name events report for ``call``."""
+        return self.name
+
+    def target(self, call: ToolCall) -> tuple[Agent, str]:
+        """The agent a call reaches and the input text it gets (S4)."""
+        return self.agent, resolve_input(call.arguments)
+
+    def result(self, call: ToolCall, output: str | None, steps: int) -> str:
+        """The tool result the parent sees after success: the JSON envelope (S5)."""
+        return envelope(self.name, call.name, output, steps)
+
+    def denied(self, call: ToolCall, message: str) -> str:
+        """The tool result of a denial under ``FailureAction.REPORT_TO_MODEL`` (S9)."""
+        return f"handoff denied for subagent tool {call.name}: {message}"
+
+    def failure(self, call: ToolCall, error: BaseException) -> str:
+        """The tool result the parent sees when every attempt failed (S9)."""
+        from handoff_sim.tools import format_tool_error
+
+        return format_tool_error(error)

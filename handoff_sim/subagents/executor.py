@@ -30,7 +30,7 @@ from handoff_sim.events import (
 )
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session
-from handoff_sim.subagents._input import envelope, resolve_input, unwrap_output
+from handoff_sim.subagents._input import unwrap_output
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.policy import FailureAction, HandoffPolicy, SessionMode
 from handoff_sim.tools import ToolExecutor, format_tool_error
@@ -75,6 +75,7 @@ class _Handoff:
     session: Session
     start_us: int
     ended: bool = False
+    attempts_made: int = 0
 
     @property
     def handoff_id(self) -> str:
@@ -86,7 +87,7 @@ class _Handoff:
             "parent_handoff_id": self.frame.handoff_id,
             "call_id": self.call.id,
             "tool": self.call.name,
-            "subagent": self.mount.name,
+            "subagent": self.mount.subagent_for(self.call),
             "session_mode": self.mount.session_mode.value,
             "session_id": self.session.id,
         }
@@ -135,8 +136,8 @@ class _ReusedSessions:
     """REUSE_SESSION state: one session per key, one lock per key and event loop."""
 
     sessions: dict[tuple[str, str | None], Session] = field(default_factory=dict)
-    locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[object, asyncio.Lock]] = (
-        field(default_factory=weakref.WeakKeyDictionary)
+    locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[object, asyncio.Lock]] = field(
+        default_factory=weakref.WeakKeyDictionary
     )
 
     def lock(self, key: object) -> asyncio.Lock:
@@ -168,21 +169,31 @@ class HandoffExecutor:
             return await call_executor(self.primary, call)
         env, frame = current_environment(), current_frame()
         if env is None or frame is None:
-            raise RunError("a handoff can only run inside an agent run (use Agent.arun or simulate)")
+            raise RunError(
+                "a handoff can only run inside an agent run (use Agent.arun or simulate)"
+            )
         handoff = _Handoff(
-            env, frame, call, mount, frame.depth + 1, self._session(mount, frame, env), env.now_us()
+            env,
+            frame,
+            call,
+            mount,
+            frame.depth + 1,
+            self._session(mount, call, frame, env),
+            env.now_us(),
         )
         handoff.start()
         try:
             return await self._govern(handoff)
         except asyncio.CancelledError:
-            handoff.end("cancelled", None, 0)
+            handoff.end("cancelled", None, handoff.attempts_made)
             raise
         except BaseException as exc:
             handoff.end("failed", "error", 1, error=safe_message(exc))
             raise
 
-    def _session(self, mount: SubAgent, frame: Frame, env: RunEnvironment) -> Session:
+    def _session(
+        self, mount: SubAgent, call: ToolCall, frame: Frame, env: RunEnvironment
+    ) -> Session:
         parent = frame.session
         root = parent.root_session_id or parent.id
         if mount.session_mode is SessionMode.REUSE_SESSION:
@@ -197,21 +208,20 @@ class HandoffExecutor:
                     agent=mount.agent.name,
                 )
             return found
-        return Session(
-            id=env.new_id("session"),
-            parent_session_id=parent.id,
-            root_session_id=root,
-            agent=mount.agent.name,
-        )
+        return mount.new_session(call, parent, env.new_id("session"))
 
     async def _govern(self, h: _Handoff) -> str | ToolOutput:
+        refusal = await h.mount.refuse(h.call, h.depth)
+        if refusal is not None:
+            h.end("denied", refusal.reason, 0, error=refusal.message)
+            return ToolOutput(refusal.message, is_error=True)
         policy = self.policy
         if not policy.enabled:
             outcome = await self._attempt_all(h, h.call, 1, governed=False)
             return outcome if isinstance(outcome, str) else self._report_error(h, outcome)
         denial = policy.deny_reason(h.call.name, h.depth)
         if denial is not None:
-            return await self._on_denied(h, *denial)
+            return await self._on_denied(h, denial[0], denial[1])
         filtered = h.call
         if policy.input_filter is not None:
             try:
@@ -233,7 +243,7 @@ class HandoffExecutor:
         error = outcome.last_error
         assert error is not None
         h.end("failed", outcome.reason, outcome.made, error=safe_message(error))
-        return ToolOutput(format_tool_error(error), is_error=True)
+        return ToolOutput(h.mount.failure(h.call, error), is_error=True)
 
     async def _attempt_all(
         self, h: _Handoff, call: ToolCall, attempts: int, *, governed: bool
@@ -241,7 +251,7 @@ class HandoffExecutor:
         """Run up to ``attempts`` attempts; the envelope on success, else what went wrong."""
         state = _Attempts()
         for attempt in range(1, attempts + 1):
-            state.made = attempt
+            state.made = h.attempts_made = attempt
             h.env.emit(
                 HandoffAttemptStartEvent,
                 h.frame,
@@ -254,6 +264,7 @@ class HandoffExecutor:
             started = h.env.now_us()
             try:
                 output, steps = await self._attempt(h, call)
+                result = h.mount.result(h.call, output, steps)
             except asyncio.CancelledError:
                 self._attempt_end(h, attempt, started, "cancelled", None)
                 raise
@@ -275,7 +286,7 @@ class HandoffExecutor:
                 continue
             self._attempt_end(h, attempt, started, "ok", None)
             h.end("completed", None, attempt, output=output)
-            return envelope(h.mount.name, h.call.name, output, steps)
+            return result
         return state
 
     def _attempt_end(
@@ -297,22 +308,25 @@ class HandoffExecutor:
     async def _attempt(self, h: _Handoff, call: ToolCall) -> tuple[str | None, int]:
         """One attempt, bounded by the per-attempt timeout and really cancelled by it (S12)."""
         timeout = self.policy.timeout
+        if timeout is None:
+            return await self._run_child(h, call)
         scope = asyncio.timeout(timeout)
         try:
             async with scope:
                 return await self._run_child(h, call)
         except TimeoutError:
-            if timeout is not None and scope.expired():
+            if scope.expired():
                 raise HandoffTimeoutError(h.call.name, timeout) from None
             raise
 
     async def _run_child(self, h: _Handoff, call: ToolCall) -> tuple[str | None, int]:
-        agent = h.mount.agent
-        text = resolve_input(call.arguments)
+        agent, text = h.mount.target(call)
         session = h.session
         if h.mount.session_mode is SessionMode.NEW_SESSION:
             session.messages.clear()
-            return await agent.run_as_subagent(text, session, depth=h.depth, handoff_id=h.handoff_id)
+            return await agent.run_as_subagent(
+                text, session, depth=h.depth, handoff_id=h.handoff_id
+            )
         async with self._reused.lock((h.mount.tool_name, session.id)):
             kept = len(session.messages)
             try:
@@ -323,15 +337,15 @@ class HandoffExecutor:
                 del session.messages[kept:]  # a failed attempt leaves no orphan messages
                 raise
 
-    async def _on_denied(self, h: _Handoff, reason: HandoffReason, message: str) -> str | ToolOutput:
+    async def _on_denied(
+        self, h: _Handoff, reason: HandoffReason, message: str
+    ) -> str | ToolOutput:
         action = self.policy.on_denied
         if action is FailureAction.FALLBACK_TO_PRIMARY:
-            return await self._fallback(h, "denied", reason, message, 0)
+            return await self._fallback(h, "was denied", reason, message, 0)
         h.end("denied", reason, 0, error=message)
         if action is FailureAction.REPORT_TO_MODEL:
-            return ToolOutput(
-                f"handoff denied for subagent tool {h.call.name}: {message}", is_error=True
-            )
+            return ToolOutput(h.mount.denied(h.call, message), is_error=True)
         raise HandoffDeniedError(h.call.name, message, depth=h.depth)
 
     async def _fallback(
@@ -342,7 +356,7 @@ class HandoffExecutor:
             result = await call_executor(self.primary, h.call)
         except UnknownToolError as exc:
             text = (
-                f"handoff unavailable: subagent tool {h.call.name} was {why} ({message}) "
+                f"handoff unavailable: subagent tool {h.call.name} {why} ({message}) "
                 f"and no primary tool executor serves it ({safe_message(exc)})"
             )
             h.end("unavailable", reason, attempts, output=text, error=message)

@@ -1,0 +1,28 @@
+"""Delegation styles beyond the AI4J default, as options of the same runtime (SPEC §5).
+
+``handoff_sim.styles.flink``: sub-agents as ``subagent_<name>`` callables (F1–F4).
+``handoff_sim.styles.sophi``: one ``delegate_to_subagent`` dispatcher (K1–K6).
+Both mount through :class:`~handoff_sim.SubAgent`, so policy, events and depth
+are shared, and the styles mix freely in one tree.
+"""
+
+from handoff_sim.styles.flink import FlinkSubAgent, ResultNormalizationError
+from handoff_sim.styles.sophi import (
+    AgentDefinition,
+    RiskLevel,
+    SubagentDispatcher,
+    ToolRegistry,
+    load_agent_definitions,
+    sophi_agent,
+)
+
+__all__ = [
+    "AgentDefinition",
+    "FlinkSubAgent",
+    "ResultNormalizationError",
+    "RiskLevel",
+    "SubagentDispatcher",
+    "ToolRegistry",
+    "load_agent_definitions",
+    "sophi_agent",
+]

@@ -1,0 +1,174 @@
+"""Confirmation of risky calls: one batched policy call per model turn (K4).
+
+A call runs when its tier (for its real arguments) is SAFE, when its name is
+granted, or when the confirmation policy approves it. Every call of one model
+turn that needs approval goes to the policy in one batch; a refused call gets
+``Error: Tool '<name>' execution denied by confirmation policy`` and never runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from handoff_sim._context import Frame, current_frame
+from handoff_sim.messages import ToolCall
+from handoff_sim.styles.sophi._risk import RiskLevel
+from handoff_sim.subagents.executor import ToolOutput, call_executor
+from handoff_sim.tools import ToolExecutor
+
+__all__ = [
+    "ALLOW_ALL",
+    "DENY_ALL",
+    "Classifier",
+    "ConfirmationGate",
+    "ConfirmationPolicy",
+    "ConfirmationRequest",
+    "GatedExecutor",
+    "denied_message",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfirmationRequest:
+    """One call awaiting approval: its id, tool, raw arguments and tier."""
+
+    call_id: str
+    tool_name: str
+    arguments: str
+    risk: RiskLevel
+
+
+Decisions = Mapping[str, bool]
+ConfirmationPolicy = Callable[[Sequence[ConfirmationRequest]], Decisions | Awaitable[Decisions]]
+"""Takes one turn's batch of requests; returns ``{call_id: approved}`` (missing = refused)."""
+
+Classifier = Callable[[ToolCall], RiskLevel | None]
+"""The tier of a call, or None for a call the gate does not govern (or that cannot run)."""
+
+
+def allow_all(requests: Sequence[ConfirmationRequest]) -> Decisions:
+    """Approve every request."""
+    return {r.call_id: True for r in requests}
+
+
+def deny_all(requests: Sequence[ConfirmationRequest]) -> Decisions:
+    """Refuse every request."""
+    return {r.call_id: False for r in requests}
+
+
+ALLOW_ALL: ConfirmationPolicy = allow_all
+DENY_ALL: ConfirmationPolicy = deny_all
+
+
+def denied_message(tool_name: str) -> str:
+    """The tool result of a call the policy refused."""
+    return f"Error: Tool '{tool_name}' execution denied by confirmation policy"
+
+
+@dataclass(slots=True)
+class _Round:
+    call_ids: frozenset[str]
+    decisions: asyncio.Future[Decisions]
+
+
+class ConfirmationGate:
+    """Decides, for one agent's loop, whether a call may run (K4).
+
+    ``grants`` are trusted by name, whatever the arguments. ``pre_granted`` are
+    the SAFE tools a delegation named in ``expected_tools``: they never let a call
+    whose real arguments are riskier skip confirmation, so they are only recorded.
+    The batch of one model turn is read from the calling agent's session: the
+    last assistant message holds the turn's calls.
+    """
+
+    def __init__(
+        self,
+        policy: ConfirmationPolicy,
+        classify: Classifier,
+        *,
+        grants: Iterable[str] = (),
+        pre_granted: Iterable[str] = (),
+    ) -> None:
+        self.policy = policy
+        self.classify = classify
+        self.grants = frozenset(grants)
+        self.pre_granted = frozenset(pre_granted)
+        self._rounds: dict[str, _Round] = {}
+
+    def needs_approval(self, call: ToolCall) -> RiskLevel | None:
+        """The call's tier if the policy must approve it, else None."""
+        risk = self.classify(call)
+        if risk is None or risk is RiskLevel.SAFE or call.name in self.grants:
+            return None
+        return risk
+
+    async def allows(self, call: ToolCall) -> bool:
+        """Whether ``call`` may run; asks the policy once per turn for every risky call."""
+        if self.needs_approval(call) is None:
+            return True
+        frame = current_frame()
+        key = frame.run_id if frame is not None else ""
+        found = self._rounds.get(key)
+        if found is None or call.id not in found.call_ids:
+            found = self._rounds[key] = self._ask(_round_of(call, frame))
+        decisions = await asyncio.shield(found.decisions)
+        return decisions.get(call.id) is True
+
+    def _ask(self, calls: Sequence[ToolCall]) -> _Round:
+        requests = [
+            ConfirmationRequest(c.id, c.name, c.arguments, risk)
+            for c in calls
+            if (risk := self.needs_approval(c)) is not None
+        ]
+        future: asyncio.Future[Decisions] = asyncio.get_running_loop().create_future()
+        try:
+            answer = self.policy(requests)
+        except Exception as exc:
+            future.set_exception(exc)
+            return _Round(frozenset(r.call_id for r in requests), future)
+        if inspect.isawaitable(answer):
+            future = asyncio.ensure_future(_checked(answer))
+        else:
+            future.set_result(_check(answer))
+        return _Round(frozenset(r.call_id for r in requests), future)
+
+
+async def _checked(answer: Awaitable[Decisions]) -> Decisions:
+    return _check(await answer)
+
+
+def _check(answer: object) -> Decisions:
+    if not isinstance(answer, Mapping):
+        raise TypeError(
+            "a confirmation policy must return a mapping of call id to bool, "
+            f"got {type(answer).__name__}"
+        )
+    return answer
+
+
+def _round_of(call: ToolCall, frame: Frame | None) -> tuple[ToolCall, ...]:
+    """The calls of the model turn ``call`` belongs to (just ``call`` outside a loop)."""
+    if frame is not None:
+        for message in reversed(frame.session.messages):
+            if message.role == "assistant":
+                if any(c.id == call.id for c in message.tool_calls):
+                    return message.tool_calls
+                break
+    return (call,)
+
+
+class GatedExecutor:
+    """A primary executor that asks the gate before handing a call to ``inner``."""
+
+    def __init__(self, inner: ToolExecutor, gate: ConfirmationGate) -> None:
+        self.inner = inner
+        self.gate = gate
+
+    async def execute(self, call: ToolCall) -> str | ToolOutput:
+        """Run ``call`` if the gate allows it, else the denial as an error result."""
+        if not await self.gate.allows(call):
+            return ToolOutput(denied_message(call.name), is_error=True)
+        return await call_executor(self.inner, call)
