@@ -19,6 +19,7 @@ from handoff_sim.errors import (
     ScriptAssertionError,
     ScriptError,
     ScriptExhaustedError,
+    SessionStoreError,
     UnconsumedStepsError,
     UnknownToolError,
     VirtualDeadlineError,
@@ -47,7 +48,7 @@ from handoff_sim.subagents import (
     normalize_tool_name,
     resolve_input,
 )
-from handoff_sim.tools import Tool, ToolExecutor, ToolSetExecutor, tool
+from handoff_sim.tools import Tool, ToolExecutor, ToolOutput, ToolSetExecutor, tool
 from handoff_sim.trace import HandoffNode, HandoffRecord, Trace
 
 __version__ = "0.1.0"
@@ -85,12 +86,14 @@ __all__ = [
     "Session",
     "SessionMode",
     "SessionStore",
+    "SessionStoreError",
     "Simulation",
     "SubAgent",
     "SubagentDispatcher",
     "Tool",
     "ToolCall",
     "ToolExecutor",
+    "ToolOutput",
     "ToolRegistry",
     "ToolSetExecutor",
     "ToolSpec",

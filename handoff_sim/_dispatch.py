@@ -13,8 +13,7 @@ from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim.errors import HandoffDeniedError, ScriptError
 from handoff_sim.events import ToolEndEvent, ToolStartEvent
 from handoff_sim.messages import Message, ToolCall
-from handoff_sim.subagents.executor import ToolOutput
-from handoff_sim.tools import format_tool_error
+from handoff_sim.tools import ToolOutput, format_tool_error
 
 __all__ = ["dedupe_call_ids", "execute_calls"]
 

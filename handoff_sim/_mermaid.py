@@ -20,7 +20,7 @@ def _label(text: str) -> str:
 
 
 def render_mermaid(events: Sequence[Event]) -> str:
-    """``sequenceDiagram``: the top agents and each sub-agent (by its mount name) as participants."""
+    """``sequenceDiagram``: top agents and sub-agents (by mount name) as participants."""
     aliases: dict[str, str] = {}
     lines = ["sequenceDiagram"]
 

@@ -36,6 +36,7 @@ __all__ = [
     "ScriptAssertionError",
     "ScriptError",
     "ScriptExhaustedError",
+    "SessionStoreError",
     "UnconsumedStepsError",
     "UnknownToolError",
     "VirtualDeadlineError",
@@ -137,6 +138,10 @@ class ScriptAssertionError(ScriptError, AssertionError):
 
 class UnconsumedStepsError(ScriptError, AssertionError):
     """``assert_complete()`` found script steps that no model call consumed."""
+
+
+class SessionStoreError(HandoffSimError):
+    """A session store holds a file it cannot read back (corrupt or foreign)."""
 
 
 class HandoffTimeoutError(TimeoutError):

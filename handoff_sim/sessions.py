@@ -8,7 +8,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import quote
 
+from handoff_sim.errors import SessionStoreError
 from handoff_sim.messages import Message
 
 __all__ = ["InMemorySessionStore", "JsonlSessionStore", "Session", "SessionStore"]
@@ -106,7 +108,8 @@ class JsonlSessionStore:
         self.directory.mkdir(parents=True, exist_ok=True)
 
     def _paths(self, session_id: str) -> tuple[Path, Path]:
-        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session_id)
+        # Percent-encoding is reversible, so two ids never share a file ("a/b" vs "a_b").
+        safe = quote(session_id, safe="-_")
         return self.directory / f"{safe}.jsonl", self.directory / f"{safe}.meta.json"
 
     def save(self, session: Session) -> None:
@@ -124,12 +127,17 @@ class JsonlSessionStore:
         messages_path, meta_path = self._paths(session_id)
         if not meta_path.exists():
             return None
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        messages = [
-            Message.from_dict(json.loads(line))
-            for line in messages_path.read_text(encoding="utf-8").splitlines()
-            if line.strip()
-        ]
+        meta = _read_json(meta_path)
+        messages = []
+        text = messages_path.read_text(encoding="utf-8") if messages_path.exists() else ""
+        for number, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    messages.append(Message.from_dict(json.loads(line)))
+                except (ValueError, KeyError, TypeError) as exc:
+                    raise SessionStoreError(
+                        f"{messages_path}:{number}: not a message: {exc}"
+                    ) from None
         return Session(
             id=meta["id"],
             parent_session_id=meta.get("parent_session_id"),
@@ -145,7 +153,17 @@ class JsonlSessionStore:
         metas = sorted(
             self.directory.glob("*.meta.json"), key=lambda p: (p.stat().st_mtime, p.name)
         )
-        return [json.loads(p.read_text(encoding="utf-8"))["id"] for p in metas]
+        return [str(_read_json(p)["id"]) for p in metas]
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise SessionStoreError(f"{path}: not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or "id" not in data:
+        raise SessionStoreError(f"{path}: session metadata must be an object with an 'id'")
+    return data
 
 
 def _atomic_write(path: Path, text: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ValidationError, create_model
@@ -15,6 +16,7 @@ from handoff_sim.messages import ToolCall, ToolSpec
 __all__ = [
     "Tool",
     "ToolExecutor",
+    "ToolOutput",
     "ToolSetExecutor",
     "format_tool_error",
     "parse_arguments",
@@ -175,12 +177,23 @@ def tool(
     return build(fn) if fn is not None else build
 
 
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """A tool result with its error flag; an executor may return one instead of a string."""
+
+    content: str
+    is_error: bool = False
+
+
+ToolResult = str | ToolOutput
+
+
 @runtime_checkable
 class ToolExecutor(Protocol):
     """Runs tool calls. Raise :class:`UnknownToolError` for a name you do not serve."""
 
-    def execute(self, call: ToolCall) -> str | Awaitable[str]:
-        """Run ``call`` and return the result text (sync or async)."""
+    def execute(self, call: ToolCall) -> ToolResult | Awaitable[ToolResult]:
+        """Run ``call``; return the result text (or a ToolOutput), sync or async."""
         ...
 
 

@@ -13,6 +13,7 @@ from handoff_sim import (
     JsonlSessionStore,
     Session,
     SessionStore,
+    SessionStoreError,
     Simulation,
     SubAgent,
     simulate,
@@ -139,3 +140,23 @@ def test_r6_ids_are_deterministic_for_a_seed() -> None:
     assert ids(5) == ids(5)
     assert ids(5) != ids(6)
     assert len(set(ids(5))) == 3
+
+
+def test_r6_jsonl_store_keeps_ids_that_differ_only_in_unsafe_characters_apart(
+    tmp_path: Path,
+) -> None:
+    store = JsonlSessionStore(tmp_path)
+    store.save(Session(id="a/b", messages=[Message(role="user", content="one")]))
+    store.save(Session(id="a_b", messages=[Message(role="user", content="two")]))
+    first, second = store.load("a/b"), store.load("a_b")
+    assert first is not None and second is not None
+    assert [m.content for m in first.messages] == ["one"]
+    assert [m.content for m in second.messages] == ["two"]
+
+
+def test_r6_jsonl_store_reports_a_corrupt_metadata_file_with_its_path(tmp_path: Path) -> None:
+    store = JsonlSessionStore(tmp_path)
+    store.save(Session(id="s1"))
+    (tmp_path / "s1.meta.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(SessionStoreError, match=r"s1\.meta\.json: not valid JSON"):
+        store.load("s1")

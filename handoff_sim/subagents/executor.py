@@ -33,21 +33,13 @@ from handoff_sim.sessions import Session
 from handoff_sim.subagents._input import unwrap_output
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.policy import FailureAction, HandoffPolicy, SessionMode
-from handoff_sim.tools import ToolExecutor, format_tool_error
+from handoff_sim.tools import ToolExecutor, ToolOutput, format_tool_error
 
 __all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
 
 # Errors that must never be retried or turned into a tool result: a nested denial
 # (policy says abort) and a misused fake model (the test itself is wrong).
 _NEVER_RETRIED = (HandoffDeniedError, ScriptError)
-
-
-@dataclass(frozen=True, slots=True)
-class ToolOutput:
-    """A tool result with its error flag, for results that are not plain success."""
-
-    content: str
-    is_error: bool = False
 
 
 async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOutput:

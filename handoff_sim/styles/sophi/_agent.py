@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from handoff_sim.messages import ToolCall
 from handoff_sim.models import ModelClient
@@ -20,7 +20,7 @@ from handoff_sim.styles.sophi._dispatcher import DEFAULT_MAX_DELEGATION_DEPTH, S
 from handoff_sim.styles.sophi._registry import ToolRegistry
 from handoff_sim.styles.sophi._risk import RiskLevel, risk_of
 from handoff_sim.subagents.policy import HandoffPolicy
-from handoff_sim.tools import Tool, ToolExecutor, ToolSetExecutor, parse_arguments
+from handoff_sim.tools import Tool, ToolSetExecutor, parse_arguments
 
 if TYPE_CHECKING:
     from handoff_sim.agent import Agent
@@ -80,7 +80,7 @@ def sophi_agent(
         parallel_tool_calls=parallel_tool_calls,
         max_steps=max_steps,
         system_prompt=system_prompt,
-        tool_executor=cast(ToolExecutor, GatedExecutor(ToolSetExecutor(full.tools()), gate)),
+        tool_executor=GatedExecutor(ToolSetExecutor(full.tools()), gate),
         session_store=dispatcher.config.session_store,
     )
 

@@ -38,7 +38,7 @@ from handoff_sim.styles.sophi._risk import RiskLevel, risk_of
 from handoff_sim.subagents.definition import Refusal, SubAgent
 from handoff_sim.subagents.executor import safe_message
 from handoff_sim.subagents.policy import HandoffPolicy, SessionMode
-from handoff_sim.tools import Tool, ToolExecutor, ToolSetExecutor, parse_arguments
+from handoff_sim.tools import Tool, ToolSetExecutor, parse_arguments
 
 if TYPE_CHECKING:
     from handoff_sim.agent import Agent
@@ -251,7 +251,7 @@ class SubagentDispatcher(SubAgent):
             parallel_tool_calls=config.parallel_tool_calls,
             max_steps=config.max_steps,
             system_prompt=definition.system_prompt,
-            tool_executor=cast(ToolExecutor, executor),  # returns ToolOutput for denials
+            tool_executor=executor,
             session_store=config.session_store,
             model_name=definition.model,
         )
