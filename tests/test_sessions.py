@@ -149,7 +149,8 @@ def test_r6_jsonl_store_keeps_ids_that_differ_only_in_unsafe_characters_apart(
     store.save(Session(id="a/b", messages=[Message(role="user", content="one")]))
     store.save(Session(id="a_b", messages=[Message(role="user", content="two")]))
     first, second = store.load("a/b"), store.load("a_b")
-    assert first is not None and second is not None
+    assert first is not None
+    assert second is not None
     assert [m.content for m in first.messages] == ["one"]
     assert [m.content for m in second.messages] == ["two"]
 
