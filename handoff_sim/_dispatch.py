@@ -119,22 +119,28 @@ async def execute_calls(
     turn = _Turn(env, frame, execute)
     if not parallel or len(calls) < 2:
         return [await turn.run_one(call) for call in calls]
-    tasks: list[asyncio.Task[Message]] = []
+    tasks = [asyncio.ensure_future(turn.run_one(call)) for call in calls]
     try:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(turn.run_one(call)) for call in calls]
-    except BaseExceptionGroup as group_error:
-        raise _first_error(group_error, tasks) from None
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    except asyncio.CancelledError:
+        await _cancel_in_order(tasks)
+        raise
+    failed = next((t for t in tasks if t.done() and not t.cancelled() and t.exception()), None)
+    if failed is not None:
+        await _cancel_in_order(tasks)
+        error = failed.exception()
+        assert error is not None
+        raise error
     return [task.result() for task in tasks]
 
 
-def _first_error(
-    group: BaseExceptionGroup[BaseException], tasks: list[asyncio.Task[Message]]
-) -> BaseException:
-    """The error of the earliest call (in call order) that failed on its own."""
+async def _cancel_in_order(tasks: list[asyncio.Task[Message]]) -> None:
+    """Cancel what is still running, in call order, and wait for every task to finish.
+
+    Cancelling in call order (not in a set's order, as TaskGroup does) keeps the
+    cancelled siblings' end events in a deterministic order (E6).
+    """
     for task in tasks:
-        if task.done() and not task.cancelled() and task.exception() is not None:
-            error = task.exception()
-            assert error is not None
-            return error
-    return group.exceptions[0]
+        if not task.done():
+            task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)

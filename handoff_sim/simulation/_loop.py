@@ -102,6 +102,10 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         """Virtual microseconds since the loop was created."""
         return self._now_us
 
+    def lift_deadline(self) -> None:
+        """Let time run past the deadline (to unwind a run that hit it)."""
+        self._deadline_us = None
+
     def _advance(self, delta_us: int) -> None:
         target = self._now_us + delta_us
         if self._deadline_us is not None and target > self._deadline_us:

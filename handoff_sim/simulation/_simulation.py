@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Coroutine, Sequence
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from handoff_sim._context import RunEnvironment, use_environment
+from handoff_sim.errors import VirtualTimeError
 from handoff_sim.simulation._loop import VirtualTimeLoop
 from handoff_sim.trace import Trace
 
@@ -53,6 +55,7 @@ class Simulation:
         self._wall_clock = wall_clock
         self._loop = VirtualTimeLoop(deadline=deadline)
         self._runner = asyncio.Runner(loop_factory=lambda: self._loop)
+        self._main_task: asyncio.Task[Any] | None = None
         self.environment = RunEnvironment(
             seed=seed, observers=tuple(observers), clock=self._loop.time
         )
@@ -94,11 +97,12 @@ class Simulation:
         """Run any coroutine inside this simulation (its clock, ids and observers)."""
 
         async def main() -> T:
+            self._main_task = asyncio.current_task()
             with use_environment(self.environment):
                 return await coro
 
         if not self._wall_clock:
-            return self._runner.run(main())
+            return self._run_main(main())
         from freezegun import freeze_time
 
         moment = self._start + timedelta(microseconds=self._loop.now_us)
@@ -106,9 +110,26 @@ class Simulation:
             start = self._start
             self._loop.on_advance = lambda us: frozen.move_to(start + timedelta(microseconds=us))
             try:
-                return self._runner.run(main())
+                return self._run_main(main())
             finally:
                 self._loop.on_advance = None
+
+    def _run_main(self, coro: Coroutine[Any, Any, T]) -> T:
+        try:
+            return self._runner.run(coro)
+        except VirtualTimeError:
+            self._unwind()
+            raise
+
+    def _unwind(self) -> None:
+        """Cancel the stuck run top-down, so every open handoff ends, deterministically (E3, E6)."""
+        task, self._main_task = self._main_task, None
+        if task is None or task.done():
+            return
+        task.cancel()
+        self._loop.lift_deadline()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            self._loop.run_until_complete(task)
 
 
 def simulate(

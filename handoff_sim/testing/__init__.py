@@ -1,6 +1,20 @@
 """Offline fake model clients for tests: strict, deterministic, no network."""
 
 from handoff_sim.testing._steps import SimulatedModelError
+from handoff_sim.testing.adversarial import (
+    AdversarialModel,
+    AdversarialModelError,
+    AdversarialTimeoutError,
+    Behaviour,
+)
 from handoff_sim.testing.scripted import FunctionModel, ScriptedModel
 
-__all__ = ["FunctionModel", "ScriptedModel", "SimulatedModelError"]
+__all__ = [
+    "AdversarialModel",
+    "AdversarialModelError",
+    "AdversarialTimeoutError",
+    "Behaviour",
+    "FunctionModel",
+    "ScriptedModel",
+    "SimulatedModelError",
+]

@@ -1,0 +1,194 @@
+"""One fuzz case: a scenario dict, built with the scenario builder and run in virtual time.
+
+The dict has the scenario-file shape, so a failing case is its own YAML
+reproducer. Adversarial blocks may carry ``max_turns``, ``fan_out`` and
+``oversized_bytes``; they are applied here on top of the scenario builder.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from handoff_sim.agent import Agent
+from handoff_sim.errors import (
+    ConfigurationError,
+    DuplicateToolNameError,
+    InvalidNameError,
+    ReservedPrefixError,
+)
+from handoff_sim.events import Event
+from handoff_sim.invariants import Invariant, Violation, check_determinism, check_invariants
+from handoff_sim.models import ModelClient
+from handoff_sim.simulation import Simulation
+from handoff_sim.subagents import normalize_tool_name
+from handoff_sim.testing.adversarial import AdversarialModel
+from handoff_sim.trace import Trace
+
+__all__ = [
+    "ADVERSARIAL_KNOBS",
+    "FAULTS",
+    "CaseResult",
+    "DropEvents",
+    "Fault",
+    "build_case",
+    "check_case",
+    "run_case",
+]
+
+ADVERSARIAL_KNOBS = ("max_turns", "fan_out", "oversized_bytes")
+_EXPLICIT_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+Fault = Callable[[Event], bool]
+"""``RunEnvironment.fault``: return True to drop an event (test-only)."""
+
+
+class DropEvents:
+    """A fault that drops the first ``count`` events of type ``event_type``."""
+
+    def __init__(self, event_type: str, count: int = 1) -> None:
+        self.event_type = event_type
+        self.left = count
+
+    def __call__(self, event: Event) -> bool:
+        if event.type != self.event_type or self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+FAULTS: dict[str, Callable[[], Fault]] = {
+    "drop-handoff-end": lambda: DropEvents("handoff_end"),
+    "drop-run-end": lambda: DropEvents("run_end"),
+}
+"""Named test-only faults, to prove the fuzzer catches a broken runtime."""
+
+
+def _split_knobs(case: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    clean = copy.deepcopy(dict(case))
+    knobs: dict[str, dict[str, Any]] = {}
+    for name, agent in clean.get("agents", {}).items():
+        model = agent.get("model") if isinstance(agent, dict) else None
+        block = model.get("adversarial") if isinstance(model, dict) else None
+        if isinstance(block, dict):
+            found = {k: block.pop(k) for k in ADVERSARIAL_KNOBS if k in block}
+            if found:
+                seed, behaviours = block.get("seed", 0), block.get("behaviours")
+                knobs[name] = {**found, "seed": seed, "behaviours": behaviours}
+    return clean, knobs
+
+
+def build_case(case: Mapping[str, Any]) -> Agent:
+    """The entry agent of a scenario dict, with fresh models (construction errors propagate)."""
+    from handoff_sim.scenarios import ScenarioSpec
+    from handoff_sim.scenarios._build import build_entry_agent, build_models
+
+    clean, knobs = _split_knobs(case)
+    spec = ScenarioSpec.model_validate(clean)
+    models: dict[str, ModelClient] = dict(build_models(spec, (), lambda where: where))
+    for name, options in knobs.items():
+        models[name] = AdversarialModel(**options)
+    return build_entry_agent(spec, models)
+
+
+@dataclass
+class CaseResult:
+    """What running one case gave: the trace, outputs, the error, and every violation."""
+
+    case: Mapping[str, Any]
+    trace: Trace = field(default_factory=Trace)
+    outputs: list[str | None] = field(default_factory=list)
+    error: BaseException | None = None
+    build_error: ConfigurationError | None = None
+    agent: Agent | None = None
+    violations: list[Violation] = field(default_factory=list)
+
+
+def run_case(case: Mapping[str, Any], *, fault: Fault | None = None) -> CaseResult:
+    """Build and run every turn of ``case`` in one seeded Simulation; check the invariants."""
+    result = CaseResult(case)
+    try:
+        agent = result.agent = build_case(case)
+    except ConfigurationError as exc:
+        result.build_error = exc
+        result.violations = _check_build_error(case, exc)
+        return result
+    sim = Simulation(seed=int(case.get("seed", 0)), wall_clock=False)
+    sim.environment.fault = fault
+    messages = None
+    try:
+        session: str | None = None
+        for turn in case["run"]:
+            text = turn if isinstance(turn, str) else turn["input"]
+            run = sim.run(agent, text, session=session)
+            result.outputs.append(run.output)
+            session, messages = run.session_id, run.messages
+    except Exception as exc:
+        result.error = exc
+    finally:
+        sim.close()  # cancels what a guard left running, so their end events are recorded
+    result.trace = sim.trace
+    result.violations = check_invariants(
+        result.trace, agent=agent, error=result.error, messages=messages
+    )
+    return result
+
+
+def check_case(
+    case: Mapping[str, Any], *, fault: Callable[[], Fault] | None = None, determinism: bool = True
+) -> CaseResult:
+    """:func:`run_case` plus the determinism invariant: a second run gives the same trace (E6)."""
+    result = run_case(case, fault=fault() if fault else None)
+    if determinism and result.build_error is None:
+        pending = [result.trace]
+
+        def run() -> Trace:
+            if pending:
+                return pending.pop()
+            return run_case(case, fault=fault() if fault else None).trace
+
+        result.violations.extend(check_determinism(run))
+    return result
+
+
+def _check_build_error(case: Mapping[str, Any], exc: ConfigurationError) -> list[Violation]:
+    """A construction error must be deserved: a real collision, prefix or bad name."""
+    if _deserved(case, exc):
+        return []
+    return [
+        Violation(
+            Invariant.TERMINATION.value,
+            f"construction failed without a reason in the case: {type(exc).__name__}: {exc}",
+        )
+    ]
+
+
+def _deserved(case: Mapping[str, Any], exc: ConfigurationError) -> bool:
+    agents: Mapping[str, Any] = case.get("agents", {})
+    if isinstance(exc, ReservedPrefixError):
+        return any(
+            str(t).startswith("subagent_") for a in agents.values() for t in a.get("tools", ())
+        )
+    if isinstance(exc, DuplicateToolNameError):
+        return any(_has_duplicate(a) for a in agents.values())
+    if isinstance(exc, InvalidNameError):
+        return any(
+            not _EXPLICIT_TOOL_NAME.match(str(m.get("tool_name")).strip())
+            for a in agents.values()
+            for m in a.get("subagents", ())
+            if isinstance(m, dict) and m.get("tool_name")
+        )
+    return False
+
+
+def _has_duplicate(agent: Mapping[str, Any]) -> bool:
+    names = [str(t) for t in agent.get("tools", ())]
+    for mount in agent.get("subagents", ()):
+        if isinstance(mount, str):
+            mount = {"agent": mount}
+        explicit = (mount.get("tool_name") or "").strip()
+        names.append(explicit or normalize_tool_name(mount.get("name") or mount["agent"]))
+    return len(names) != len(set(names))

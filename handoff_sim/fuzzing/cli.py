@@ -1,0 +1,179 @@
+"""``handoff-sim fuzz``: run generated (and bundled) scenarios and check every invariant.
+
+Exit status 0 when no invariant broke, 1 when one did (the shrunk case is
+written as a Python and a YAML reproducer), 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from handoff_sim import strategies as hs
+from handoff_sim.fuzzing._case import FAULTS, check_case
+from handoff_sim.fuzzing._engine import CHECKS_PER_RUN, FuzzStats, search
+from handoff_sim.fuzzing._repro import FuzzFailure, write_reproducer
+
+__all__ = ["DEFAULT_EXAMPLES", "build_parser", "main"]
+
+DEFAULT_EXAMPLES = 200
+_BATCH = 10
+_PROGRESS_EVERY = 50
+
+
+def build_parser(prog: str = "handoff-sim fuzz") -> argparse.ArgumentParser:
+    """The options of ``handoff-sim fuzz``."""
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Fuzz handoff configurations against adversarial and scripted models.",
+    )
+    parser.add_argument(
+        "--examples", type=int, default=None, help=f"generated cases (default {DEFAULT_EXAMPLES})"
+    )
+    parser.add_argument("--seconds", type=float, default=None, help="time budget instead")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the search (random)")
+    parser.add_argument("--max-depth", type=int, default=2, help="deepest sub-agent level")
+    parser.add_argument("--max-breadth", type=int, default=2, help="sub-agents per agent")
+    parser.add_argument(
+        "--scenarios",
+        action="append",
+        default=None,
+        metavar="DIR",
+        help="also run these scenario files or folders (default: ./scenarios if present)",
+    )
+    parser.add_argument(
+        "--out", default=".handoff-fuzz", help="where reproducers go (default .handoff-fuzz)"
+    )
+    parser.add_argument(
+        "--inject-fault",
+        choices=sorted(FAULTS),
+        default=None,
+        help="test-only: break the runtime on purpose to prove the fuzzer catches it",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    return parser
+
+
+class _Session:
+    """One fuzz session: counters, progress and the failures found."""
+
+    def __init__(self, options: argparse.Namespace, err: TextIO) -> None:
+        self.options = options
+        self.err = err
+        self.started = time.monotonic()
+        self.stats = FuzzStats(on_run=self._progress)
+        self.failures: list[tuple[FuzzFailure, tuple[Path, Path]]] = []
+        self.scenario_notes: list[str] = []
+
+    def _progress(self, stats: FuzzStats) -> None:
+        if not self.options.quiet and stats.runs % _PROGRESS_EVERY == 0:
+            print(
+                f"fuzz: {stats.runs} runs, {len(self.failures)} failures, "
+                f"{time.monotonic() - self.started:.1f}s",
+                file=self.err,
+            )
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def fail(self, failure: FuzzFailure) -> None:
+        paths = write_reproducer(failure.case, self.options.out, fault=failure.fault)
+        self.failures.append((failure, paths))
+
+    def generated(self) -> None:
+        """Search generated cases by example count or time budget, until a failure."""
+        options = self.options
+        rng = random.Random(options.seed)
+        strategy = hs.scenarios(max_depth=options.max_depth, max_breadth=options.max_breadth)
+        budget = options.examples if options.examples is not None else DEFAULT_EXAMPLES
+        timed = options.seconds is not None
+        remaining = budget if options.examples is not None or not timed else sys.maxsize
+        while remaining > 0 and not (timed and self.elapsed() >= options.seconds):
+            batch = min(remaining, _BATCH if timed else remaining)
+            failure = search(
+                strategy,
+                examples=batch,
+                seed=rng.getrandbits(32),
+                stats=self.stats,
+                fault=options.inject_fault,
+            )
+            remaining -= batch
+            if failure is not None:
+                self.fail(failure)
+                return
+
+    def bundled(self) -> None:
+        """Run every bundled scenario file once and check its invariants."""
+        folders = self.options.scenarios
+        if folders is None:
+            folders = ["scenarios"] if Path("scenarios").is_dir() else []
+        for folder in folders:
+            for case in self._load(folder):
+                result = check_case(case, fault=_fault(self.options.inject_fault))
+                self.stats.record(result)
+                if result.violations:
+                    self.fail(FuzzFailure(case, result.violations, self.options.inject_fault))
+
+    def _load(self, folder: str) -> list[dict[str, Any]]:
+        from handoff_sim.scenarios import ScenarioError, load_path
+
+        try:
+            loaded = load_path(folder)
+        except ScenarioError as exc:
+            self.scenario_notes.append(f"{folder}: not loaded: {exc}")
+            return []
+        return [s.spec.model_dump(mode="json", exclude_unset=True) for s in loaded]
+
+
+def _fault(name: str | None) -> Any:
+    return FAULTS[name] if name is not None else None
+
+
+def _summary(session: _Session, out: TextIO) -> None:
+    stats = session.stats
+    print(
+        f"handoff-sim fuzz: {stats.runs} runs, {stats.checks} invariant checks "
+        f"({CHECKS_PER_RUN} per run), {len(session.failures)} failure(s) "
+        f"in {session.elapsed():.1f}s",
+        file=out,
+    )
+    if stats.build_errors or stats.run_errors:
+        errors = ", ".join(f"{k} x{v}" for k, v in sorted(stats.run_errors.items()))
+        print(
+            f"  expected outcomes: {stats.build_errors} refused at construction; "
+            f"run errors: {errors or 'none'}",
+            file=out,
+        )
+    for note in session.scenario_notes:
+        print(f"  {note}", file=out)
+    for failure, (python_path, yaml_path) in session.failures:
+        print(f"FAILED {failure.case.get('scenario')} (seed {failure.case.get('seed')}):", file=out)
+        for violation in failure.violations:
+            print(f"  - {violation}", file=out)
+        print(f"  reproduce: python {python_path}", file=out)
+        print(f"  scenario:  {yaml_path}", file=out)
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    """Entry point of ``handoff-sim fuzz``; returns the exit status."""
+    parser = build_parser()
+    try:
+        options = parser.parse_args(list(sys.argv[1:] if args is None else args))
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    if (options.examples is not None and options.examples < 1) or (
+        options.seconds is not None and options.seconds <= 0
+    ):
+        print("handoff-sim fuzz: --examples and --seconds must be positive", file=sys.stderr)
+        return 2
+    session = _Session(options, sys.stderr)
+    session.bundled()
+    if not session.failures:
+        session.generated()
+    _summary(session, sys.stdout)
+    return 1 if session.failures else 0

@@ -1,0 +1,100 @@
+"""Fuzz your own policy configuration from a test suite in a few lines.
+
+    def test_my_policy_keeps_every_invariant(handoff_fuzz):
+        handoff_fuzz.check({"max_depth": 2, "max_retries": 1, "timeout": 5})
+
+``handoff_fuzz`` is a pytest fixture (the ``pytest_handoff`` plugin exposes it);
+outside pytest, call :func:`fuzz_policy`. A violation fails the test with
+:class:`~handoff_sim.fuzzing.FuzzFailure`, whose message holds the shrunk case
+as a Python and a YAML reproducer.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+
+from handoff_sim import strategies as hs
+from handoff_sim.errors import ConfigurationError
+from handoff_sim.fuzzing._engine import FuzzStats, search, with_policy
+from handoff_sim.subagents import HandoffPolicy
+
+__all__ = ["DEFAULT_FUZZ_EXAMPLES", "PolicyFuzzer", "fuzz_policy", "handoff_fuzz", "policy_dict"]
+
+DEFAULT_FUZZ_EXAMPLES = 50
+
+
+def policy_dict(policy: HandoffPolicy | Mapping[str, Any]) -> dict[str, Any]:
+    """A policy as a scenario-file policy block (a callable input filter cannot be one)."""
+    if isinstance(policy, Mapping):
+        return dict(policy)
+    if policy.input_filter is not None:
+        raise ConfigurationError(
+            "a HandoffPolicy with a callable input_filter cannot be fuzzed as a scenario; "
+            "pass a policy dict with a declarative input_filter block instead"
+        )
+    data = policy.model_dump(exclude={"input_filter"})
+    for key in ("allowed_tools", "denied_tools"):
+        if data[key] is not None:
+            data[key] = sorted(data[key])
+    data["on_denied"] = policy.on_denied.value
+    data["on_error"] = policy.on_error.value
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def fuzz_policy(
+    policy: HandoffPolicy | Mapping[str, Any],
+    *,
+    examples: int = DEFAULT_FUZZ_EXAMPLES,
+    seed: int | None = None,
+    max_depth: int = 2,
+    max_breadth: int = 2,
+    models: Sequence[str] = ("adversarial", "script"),
+) -> FuzzStats:
+    """Run generated agent trees under ``policy``; raise FuzzFailure on any violation."""
+    block = policy_dict(policy)
+    strategy = hs.scenarios(max_depth=max_depth, max_breadth=max_breadth, models=models).map(
+        lambda case: with_policy(case, block)
+    )
+    stats = FuzzStats()
+    failure = search(
+        strategy,
+        examples=examples,
+        seed=random.Random(seed).getrandbits(32) if seed is not None else 0,
+        stats=stats,
+    )
+    if failure is not None:
+        raise failure
+    return stats
+
+
+class PolicyFuzzer:
+    """What the ``handoff_fuzz`` fixture gives a test: :meth:`check` a policy."""
+
+    def __init__(self, *, examples: int = DEFAULT_FUZZ_EXAMPLES, seed: int | None = 0) -> None:
+        self.examples = examples
+        self.seed = seed
+
+    def check(
+        self,
+        policy: HandoffPolicy | Mapping[str, Any],
+        *,
+        examples: int | None = None,
+        **options: Any,
+    ) -> FuzzStats:
+        """Fuzz ``policy`` (see :func:`fuzz_policy` for ``options``); fail on a violation."""
+        return fuzz_policy(policy, examples=examples or self.examples, seed=self.seed, **options)
+
+    def strategy(self, **options: Any) -> st.SearchStrategy[dict[str, Any]]:
+        """Generated scenario dicts, for tests that drive ``@given`` themselves."""
+        return hs.scenarios(**options)
+
+
+@pytest.fixture
+def handoff_fuzz() -> PolicyFuzzer:
+    """A :class:`PolicyFuzzer`: ``handoff_fuzz.check(policy)`` fuzzes ``policy``."""
+    return PolicyFuzzer()

@@ -1,0 +1,496 @@
+"""Invariants every run must keep, checked over its trace (SPEC §11, E3, S7, V3, R5).
+
+Downstream projects call these on their own runs::
+
+    result = simulate(agent, "go")
+    assert_invariants(result.trace, agent=agent)
+
+:func:`check_invariants` returns a list of :class:`Violation` (empty when the
+run is sound); :func:`assert_invariants` raises :class:`InvariantViolationError`
+with one readable line per violation. Checks that need the configuration
+(depth bound, attempt bound, timeouts, tool scope, step bound) run when the
+root ``agent`` (or a single ``policy``) is given; the rest need the trace only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from handoff_sim.errors import HandoffSimError
+from handoff_sim.events import (
+    Event,
+    HandoffAttemptEndEvent,
+    HandoffAttemptStartEvent,
+    HandoffEndEvent,
+    HandoffStartEvent,
+    ModelRequestEvent,
+    ModelResponseEvent,
+    RunEndEvent,
+    RunStartEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+)
+from handoff_sim.messages import Message
+from handoff_sim.testing._steps import SimulatedModelError
+from handoff_sim.tools import ToolSetExecutor
+from handoff_sim.trace import Trace
+
+if TYPE_CHECKING:
+    from handoff_sim.agent import Agent
+    from handoff_sim.subagents.policy import HandoffPolicy
+
+__all__ = [
+    "EXPECTED_RUN_ERRORS",
+    "Invariant",
+    "InvariantViolationError",
+    "Violation",
+    "assert_invariants",
+    "check_determinism",
+    "check_invariants",
+    "check_messages",
+]
+
+EXPECTED_RUN_ERRORS: tuple[type[BaseException], ...] = (HandoffSimError, SimulatedModelError)
+"""Errors a run may end with: the runtime's typed errors and a fake model's failure."""
+
+_HANDLED = (
+    "run_start",
+    "run_end",
+    "model_request",
+    "model_response",
+    "tool_start",
+    "tool_end",
+    "handoff_start",
+    "handoff_attempt_start",
+    "handoff_attempt_end",
+    "handoff_end",
+)
+_DENIAL_REASONS = frozenset({"not_allowed", "denied_tool", "max_depth"})
+_TIME_EPSILON_MS = 0.0011  # durations are whole microseconds; timeouts round to one
+
+
+class Invariant(StrEnum):
+    """The names violations are filed under."""
+
+    BALANCE = "balance"
+    DEPTH_BOUND = "depth_bound"
+    ATTEMPT_BOUND = "attempt_bound"
+    TIMEOUT_BOUND = "timeout_bound"
+    DENIED_NOT_EXECUTED = "denied_not_executed"
+    TOOL_SCOPE = "tool_scope"
+    TERMINATION = "termination"
+    CALL_ORDER = "call_order"
+    DETERMINISM = "determinism"
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One broken invariant: which, what happened, and the event where it showed."""
+
+    invariant: str
+    message: str
+    event_seq: int | None = None
+
+    def __str__(self) -> str:
+        where = f" (event seq {self.event_seq})" if self.event_seq is not None else ""
+        return f"[{self.invariant}] {self.message}{where}"
+
+
+class InvariantViolationError(AssertionError):
+    """Raised by :func:`assert_invariants`; ``violations`` lists what broke."""
+
+    def __init__(self, violations: Sequence[Violation], detail: str = "") -> None:
+        self.violations = tuple(violations)
+        lines = [f"{len(self.violations)} invariant violation(s):"]
+        lines.extend(f"  - {v}" for v in self.violations)
+        if detail:
+            lines.append(detail.rstrip("\n"))
+        super().__init__("\n".join(lines))
+
+
+@dataclass(slots=True)
+class _Turn:
+    """The calls one model response asked for, and how far their starts/ends got."""
+
+    step: int
+    calls: list[str]
+    started: int = 0
+    ended: set[str] = field(default_factory=set)
+
+
+class _Checker:
+    """One pass over the events; each ``_on_<type>`` method checks what its event can break."""
+
+    def __init__(self, agent: Agent | None, policy: HandoffPolicy | None) -> None:
+        self.root = agent
+        self.policy = policy
+        self.violations: list[Violation] = []
+        self.agents: dict[str, Agent | None] = {}
+        self.by_name = _agents_by_name(agent)
+        self.run_depth: dict[str, int] = {}
+        self.open_runs: dict[str, RunStartEvent] = {}
+        self.steps: dict[str, int] = {}
+        self.open_tools: dict[tuple[str, str], ToolStartEvent] = {}
+        self.turns: dict[str, _Turn] = {}
+        self.open_handoffs: dict[tuple[str, str], HandoffStartEvent] = {}
+        self.ended_handoffs: set[tuple[str, str]] = set()
+        self.attempts: dict[tuple[str, str], int] = {}
+        self.open_attempts: dict[tuple[str, str, int], HandoffAttemptStartEvent] = {}
+        self.child_sessions: dict[tuple[str, str], str] = {}
+
+    def add(self, invariant: Invariant, message: str, event: Event | None = None) -> None:
+        self.violations.append(
+            Violation(invariant.value, message, None if event is None else event.seq)
+        )
+
+    # -- configuration lookups -------------------------------------------------------------
+
+    def agent_of(self, run_id: str) -> Agent | None:
+        return self.agents.get(run_id)
+
+    def policy_of(self, run_id: str) -> HandoffPolicy | None:
+        agent = self.agent_of(run_id)
+        return agent.handoff_policy if agent is not None else self.policy
+
+    def _resolve(self, event: RunStartEvent) -> Agent | None:
+        parent_id = event.parent_run_id
+        if parent_id is None or parent_id not in self.run_depth:
+            root = self.root
+            return root if root is not None and root.name == event.agent else None
+        parent = self.agent_of(parent_id)
+        tool = self.child_sessions.get((parent_id, event.session_id))
+        if parent is not None and tool is not None:
+            for mount in parent.subagents:
+                if mount.tool_name == tool and mount.agent.name == event.agent:
+                    return mount.agent
+        candidates = self.by_name.get(event.agent, [])
+        return candidates[0] if len(candidates) == 1 else None
+
+    # -- runs and model turns ----------------------------------------------------------------
+
+    def _on_run_start(self, e: RunStartEvent) -> None:
+        if e.run_id in self.run_depth:
+            self.add(Invariant.BALANCE, f"run {e.run_id} started twice", e)
+        self.agents[e.run_id] = self._resolve(e)
+        self.run_depth[e.run_id] = e.depth
+        self.open_runs[e.run_id] = e
+        self.steps[e.run_id] = 0
+
+    def _on_run_end(self, e: RunEndEvent) -> None:
+        if self.open_runs.pop(e.run_id, None) is None:
+            self.add(Invariant.BALANCE, f"run_end of {e.run_id} without an open run_start", e)
+        if e.status == "completed":
+            self._check_barrier(e.run_id, e)
+
+    def _on_model_request(self, e: ModelRequestEvent) -> None:
+        self._check_barrier(e.run_id, e)
+        self.steps[e.run_id] = self.steps.get(e.run_id, 0) + 1
+        agent = self.agent_of(e.run_id)
+        if agent is not None and self.steps[e.run_id] > agent.max_steps:
+            self.add(
+                Invariant.TERMINATION,
+                f"agent {agent.name!r} made model call {self.steps[e.run_id]} in {e.run_id}, "
+                f"past max_steps={agent.max_steps}",
+                e,
+            )
+
+    def _on_model_response(self, e: ModelResponseEvent) -> None:
+        if e.tool_calls:
+            self.turns[e.run_id] = _Turn(e.step, list(e.tool_calls))
+
+    def _check_barrier(self, run_id: str, event: Event) -> None:
+        """Fork-join (R5): every call of the previous turn ended before the run goes on."""
+        turn = self.turns.pop(run_id, None)
+        if turn is None:
+            return
+        missing = [c for c in turn.calls if c not in turn.ended]
+        if missing:
+            self.add(
+                Invariant.CALL_ORDER,
+                f"{run_id} went on after step {turn.step} before calls {missing} ended",
+                event,
+            )
+
+    # -- tool calls -------------------------------------------------------------------------
+
+    def _on_tool_start(self, e: ToolStartEvent) -> None:
+        key = (e.run_id, e.call_id)
+        if key in self.open_tools:
+            self.add(Invariant.BALANCE, f"tool call {e.call_id} in {e.run_id} started twice", e)
+        self.open_tools[key] = e
+        turn = self.turns.get(e.run_id)
+        label = f"{e.call_id}:{e.tool}"
+        if turn is None or turn.started >= len(turn.calls) or turn.calls[turn.started] != label:
+            expected = turn.calls[turn.started] if turn and turn.started < len(turn.calls) else None
+            self.add(
+                Invariant.CALL_ORDER,
+                f"tool call {label} started in {e.run_id}, expected {expected} in call order",
+                e,
+            )
+        elif turn is not None:
+            turn.started += 1
+
+    def _on_tool_end(self, e: ToolEndEvent) -> None:
+        if self.open_tools.pop((e.run_id, e.call_id), None) is None:
+            self.add(
+                Invariant.BALANCE, f"tool_end of {e.call_id} in {e.run_id} without tool_start", e
+            )
+        turn = self.turns.get(e.run_id)
+        if turn is not None:
+            turn.ended.add(f"{e.call_id}:{e.tool}")
+        agent = self.agent_of(e.run_id)
+        scope = _scope(agent) if agent is not None else None
+        if e.status == "ok" and scope is not None and e.tool not in scope:
+            self.add(
+                Invariant.TOOL_SCOPE,
+                f"tool {e.tool!r} ran in {e.run_id} of agent {e.agent!r}, which was not given it",
+                e,
+            )
+
+    # -- handoffs ---------------------------------------------------------------------------
+
+    def _on_handoff_start(self, e: HandoffStartEvent) -> None:
+        key = (e.run_id, e.handoff_id)
+        if key in self.open_handoffs or key in self.ended_handoffs:
+            self.add(Invariant.BALANCE, f"{e.handoff_id} in {e.run_id} started twice", e)
+        self.open_handoffs[key] = e
+        self.attempts[key] = 0
+        if e.session_id is not None:
+            self.child_sessions[(e.run_id, e.session_id)] = e.tool
+        parent_depth = self.run_depth.get(e.run_id)
+        if parent_depth is not None and e.depth != parent_depth + 1:
+            self.add(
+                Invariant.DEPTH_BOUND,
+                f"{e.handoff_id} has depth {e.depth} but its caller runs at depth {parent_depth}",
+                e,
+            )
+        agent = self.agent_of(e.run_id)
+        if agent is not None and e.tool not in {m.tool_name for m in agent.subagents}:
+            self.add(
+                Invariant.TOOL_SCOPE,
+                f"{e.handoff_id}: agent {agent.name!r} has no sub-agent tool {e.tool!r}",
+                e,
+            )
+
+    def _on_handoff_attempt_start(self, e: HandoffAttemptStartEvent) -> None:
+        key = (e.run_id, e.handoff_id)
+        start = self.open_handoffs.get(key)
+        if start is None:
+            self.add(Invariant.BALANCE, f"attempt of {e.handoff_id} outside its handoff", e)
+            return
+        self.attempts[key] += 1
+        self.open_attempts[(e.run_id, e.handoff_id, e.attempt)] = e
+        policy = self.policy_of(e.run_id)
+        if policy is None:
+            return
+        bound = policy.attempts if policy.enabled else 1
+        if self.attempts[key] > bound:
+            self.add(
+                Invariant.ATTEMPT_BOUND,
+                f"{e.handoff_id} started attempt {self.attempts[key]}, policy allows {bound}",
+                e,
+            )
+        denial = policy.deny_reason(e.tool, start.depth) if policy.enabled else None
+        if denial is not None:
+            code, reason = denial
+            broken = Invariant.DEPTH_BOUND if code == "max_depth" else Invariant.DENIED_NOT_EXECUTED
+            self.add(broken, f"{e.handoff_id} ran an attempt although {reason}", e)
+
+    def _on_handoff_attempt_end(self, e: HandoffAttemptEndEvent) -> None:
+        if self.open_attempts.pop((e.run_id, e.handoff_id, e.attempt), None) is None:
+            self.add(
+                Invariant.BALANCE, f"attempt {e.attempt} of {e.handoff_id} ended without start", e
+            )
+        policy = self.policy_of(e.run_id)
+        if policy is None or policy.timeout is None:
+            return
+        limit_ms = policy.timeout * 1000
+        if e.duration_ms > limit_ms + _TIME_EPSILON_MS:
+            self.add(
+                Invariant.TIMEOUT_BOUND,
+                f"attempt {e.attempt} of {e.handoff_id} lasted {e.duration_ms:g} ms, "
+                f"past its timeout of {limit_ms:g} ms",
+                e,
+            )
+        elif e.outcome == "timeout" and abs(e.duration_ms - limit_ms) > _TIME_EPSILON_MS:
+            self.add(
+                Invariant.TIMEOUT_BOUND,
+                f"attempt {e.attempt} of {e.handoff_id} timed out after {e.duration_ms:g} ms, "
+                f"not at its timeout of {limit_ms:g} ms",
+                e,
+            )
+
+    def _on_handoff_end(self, e: HandoffEndEvent) -> None:
+        key = (e.run_id, e.handoff_id)
+        if self.open_handoffs.pop(key, None) is None:
+            again = "a second handoff_end" if key in self.ended_handoffs else "handoff_end"
+            self.add(Invariant.BALANCE, f"{e.handoff_id}: {again} without handoff_start", e)
+            return
+        self.ended_handoffs.add(key)
+        started = self.attempts.get(key, 0)
+        if (e.status == "denied" or e.reason in _DENIAL_REASONS) and (started or e.attempts):
+            self.add(
+                Invariant.DENIED_NOT_EXECUTED,
+                f"{e.handoff_id} was denied ({e.reason}) but ran {max(started, e.attempts)} "
+                "attempt(s)",
+                e,
+            )
+        policy = self.policy_of(e.run_id)
+        bound = None if policy is None else (policy.attempts if policy.enabled else 1)
+        if bound is not None and e.attempts > bound:
+            self.add(
+                Invariant.ATTEMPT_BOUND,
+                f"{e.handoff_id} reports {e.attempts} attempts, policy allows {bound}",
+                e,
+            )
+
+    # -- the end of the trace ---------------------------------------------------------------
+
+    def finish(self) -> None:
+        for (_, handoff_id), start in self.open_handoffs.items():
+            self.add(Invariant.BALANCE, f"{handoff_id}: handoff_start without handoff_end", start)
+        for (_, call_id), tool_start in self.open_tools.items():
+            self.add(
+                Invariant.BALANCE, f"tool call {call_id}: tool_start without tool_end", tool_start
+            )
+        for (_, handoff_id, attempt), a in self.open_attempts.items():
+            self.add(Invariant.BALANCE, f"attempt {attempt} of {handoff_id} never ended", a)
+        for run_id, run in self.open_runs.items():
+            self.add(Invariant.TERMINATION, f"run {run_id} of {run.agent!r} never ended", run)
+
+    def check(self, events: Iterable[Event]) -> list[Violation]:
+        handlers: dict[str, Callable[[Event], None]] = {
+            kind: getattr(self, f"_on_{kind}") for kind in _HANDLED
+        }
+        for event in events:
+            handler = handlers.get(event.type)
+            if handler is not None:
+                handler(event)
+        self.finish()
+        return self.violations
+
+
+def _agents_by_name(root: Agent | None) -> dict[str, list[Agent]]:
+    """Every agent reachable from ``root`` through its sub-agents, grouped by name."""
+    found: dict[str, list[Agent]] = {}
+    stack = [] if root is None else [root]
+    seen: set[int] = set()
+    while stack:
+        agent = stack.pop()
+        if id(agent) in seen:
+            continue
+        seen.add(id(agent))
+        found.setdefault(agent.name, []).append(agent)
+        stack.extend(m.agent for m in agent.subagents)
+    return found
+
+
+def _scope(agent: Agent) -> frozenset[str] | None:
+    """Tool names ``agent`` may run, or None when a custom executor decides."""
+    if not isinstance(agent.primary_executor, ToolSetExecutor):
+        return None
+    return frozenset(spec.name for spec in agent.tool_specs)
+
+
+def check_invariants(
+    trace: Trace | Sequence[Event],
+    *,
+    agent: Agent | None = None,
+    policy: HandoffPolicy | None = None,
+    error: BaseException | None = None,
+    messages: Sequence[Message] | None = None,
+    expected_errors: tuple[type[BaseException], ...] = EXPECTED_RUN_ERRORS,
+) -> list[Violation]:
+    """Every invariant violation in ``trace``; an empty list when the run is sound.
+
+    Args:
+        trace: the events of one or more runs (a ``Trace`` or any event sequence).
+        agent: the top-level agent; its tree gives each run's policy, tools and max_steps.
+        policy: without ``agent``, one policy that governs every handoff in the trace.
+        error: what the run raised, if anything; it must be one of ``expected_errors``.
+        messages: the top-level run's messages; tool results must follow in call order.
+        expected_errors: the exception types a run may legitimately end with.
+    """
+    violations = _Checker(agent, policy).check(trace)
+    if error is not None and not isinstance(error, expected_errors):
+        violations.append(
+            Violation(
+                Invariant.TERMINATION.value,
+                f"the run crashed with an untyped error {type(error).__name__}: {error}",
+            )
+        )
+    if messages is not None:
+        violations.extend(check_messages(messages))
+    return violations
+
+
+def check_messages(messages: Sequence[Message]) -> list[Violation]:
+    """Tool results follow each assistant turn in the model's call order (R5)."""
+    violations: list[Violation] = []
+    for index, message in enumerate(messages):
+        if message.role != "assistant" or not message.tool_calls:
+            continue
+        following = messages[index + 1 : index + 1 + len(message.tool_calls)]
+        if not following:
+            continue  # the run stopped inside this turn
+        expected = [c.id for c in message.tool_calls]
+        got = [m.tool_call_id for m in following if m.role == "tool"]
+        if got != expected[: len(got)] or len(got) != len(following):
+            violations.append(
+                Violation(
+                    Invariant.CALL_ORDER.value,
+                    f"tool results {got} after message {index} are not in call order {expected}",
+                )
+            )
+    return violations
+
+
+def check_determinism(run: Callable[[], Trace], *, times: int = 2) -> list[Violation]:
+    """Run ``run`` (a fresh, seeded run each call) ``times`` times; the traces must match (E6)."""
+    first = run().to_jsonl().splitlines()
+    for _ in range(times - 1):
+        again = run().to_jsonl().splitlines()
+        if again == first:
+            continue
+        for line_no, (a, b) in enumerate(zip(first, again, strict=False), 1):
+            if a != b:
+                return [
+                    Violation(
+                        Invariant.DETERMINISM.value,
+                        f"the same seed gave a different trace at event {line_no}: {a} != {b}",
+                        line_no,
+                    )
+                ]
+        return [
+            Violation(
+                Invariant.DETERMINISM.value,
+                f"the same seed gave {len(first)} then {len(again)} events",
+            )
+        ]
+    return []
+
+
+def assert_invariants(
+    trace: Trace | Sequence[Event],
+    *,
+    agent: Agent | None = None,
+    policy: HandoffPolicy | None = None,
+    error: BaseException | None = None,
+    messages: Sequence[Message] | None = None,
+    expected_errors: tuple[type[BaseException], ...] = EXPECTED_RUN_ERRORS,
+) -> None:
+    """Raise :class:`InvariantViolationError` listing every violation in ``trace``."""
+    violations = check_invariants(
+        trace,
+        agent=agent,
+        policy=policy,
+        error=error,
+        messages=messages,
+        expected_errors=expected_errors,
+    )
+    if violations:
+        events = trace if isinstance(trace, Trace) else Trace(trace)
+        raise InvariantViolationError(violations, "handoff tree:\n" + events.render_tree())

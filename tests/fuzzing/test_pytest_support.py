@@ -1,0 +1,44 @@
+"""A downstream suite fuzzes its own policy configuration in a few lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from handoff_sim import ConfigurationError, HandoffPolicy
+from handoff_sim.fuzzing.pytest_support import fuzz_policy, policy_dict
+
+
+def test_handoff_fuzz_fixture_in_a_downstream_suite(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest('pytest_plugins = ["handoff_sim.fuzzing.pytest_support"]\n')
+    pytester.makepyfile(
+        """
+        def test_my_policy(handoff_fuzz):
+            stats = handoff_fuzz.check({"max_depth": 2, "max_retries": 1, "timeout": 5}, examples=8)
+            assert stats.runs >= 8
+        """
+    )
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_fuzz_policy_accepts_a_handoff_policy() -> None:
+    stats = fuzz_policy(HandoffPolicy(max_retries=1, timeout=1.0), examples=8, seed=1)
+    assert stats.runs >= 8
+    assert stats.checks == stats.runs * 9
+
+
+def test_policy_dict_is_a_scenario_policy_block() -> None:
+    policy = HandoffPolicy(denied_tools=["b", "a"], on_error="report_to_model", timeout="250ms")
+    assert policy_dict(policy) == {
+        "enabled": True,
+        "max_depth": 1,
+        "max_retries": 0,
+        "timeout": 0.25,
+        "denied_tools": ["a", "b"],
+        "on_denied": "fail",
+        "on_error": "report_to_model",
+    }
+
+
+def test_a_callable_input_filter_cannot_be_fuzzed_as_a_scenario() -> None:
+    with pytest.raises(ConfigurationError, match="callable input_filter"):
+        policy_dict(HandoffPolicy(input_filter=lambda call: call))
