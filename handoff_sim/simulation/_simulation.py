@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 from collections.abc import Coroutine, Sequence
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
@@ -54,7 +55,9 @@ class Simulation:
         self._start = start
         self._wall_clock = wall_clock
         self._loop = VirtualTimeLoop(deadline=deadline)
-        self._runner = asyncio.Runner(loop_factory=lambda: self._loop)
+        # Not asyncio.Runner: it re-installs a SIGINT handler on every run, which costs
+        # more than a short simulated run itself.
+        self._context = contextvars.copy_context()
         self._main_task: asyncio.Task[Any] | None = None
         self.environment = RunEnvironment(
             seed=seed, observers=tuple(observers), clock=self._loop.time
@@ -72,10 +75,23 @@ class Simulation:
         self.close()
 
     def close(self) -> None:
-        """Cancel what is left and close the loop (also when nothing ever ran)."""
-        self._runner.close()
-        if not self._loop.is_closed():
-            self._loop.close()
+        """Cancel what is left (in creation order) and close the loop."""
+        loop = self._loop
+        if loop.is_closed():
+            return
+        try:
+            pending = sorted(asyncio.all_tasks(loop), key=_creation_order)
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.lift_deadline()
+                gathered = asyncio.gather(*pending, return_exceptions=True)
+                with contextlib.suppress(VirtualTimeError):
+                    loop.run_until_complete(gathered)
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
 
     @property
     def trace(self) -> Trace:
@@ -115,8 +131,11 @@ class Simulation:
                 self._loop.on_advance = None
 
     def _run_main(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self._loop.is_closed():
+            raise RuntimeError("this Simulation is closed")
+        task = self._loop.create_task(coro, context=self._context)
         try:
-            return self._runner.run(coro)
+            return self._loop.run_until_complete(task)
         except VirtualTimeError:
             self._unwind()
             raise
@@ -130,6 +149,12 @@ class Simulation:
         self._loop.lift_deadline()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             self._loop.run_until_complete(task)
+
+
+def _creation_order(task: asyncio.Task[Any]) -> tuple[int, str]:
+    name = task.get_name()
+    number = name.rpartition("-")[2]
+    return (int(number), name) if number.isdigit() else (0, name)
 
 
 def simulate(
