@@ -1,0 +1,144 @@
+"""Run one loaded scenario the way the plugin does: through the hooks, then check it.
+
+Shared by scenario items (``collection.py``) and the ``run_scenario`` fixture.
+Imported lazily: it needs the runtime and the scenario package.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from handoff_sim import hookimpl
+
+if TYPE_CHECKING:
+    from handoff_sim.events import Event
+    from handoff_sim.models import ModelClient
+    from handoff_sim.scenarios import LoadedScenario, ScenarioResult
+
+__all__ = ["HookObserver", "Outcome", "execute", "wants_snapshot"]
+
+
+class HookObserver:
+    """A runtime observer that hands every event to ``pytest_handoff_event`` (T5)."""
+
+    def __init__(self, config: pytest.Config, scenario: LoadedScenario | None) -> None:
+        self._call = config.hook.pytest_handoff_event
+        self._config = config
+        self._scenario = scenario
+
+    @hookimpl
+    def handoff_sim_event(self, event: Event) -> None:
+        """Forward ``event`` to the pytest hook."""
+        self._call(config=self._config, scenario=self._scenario, event=event)
+
+
+def hook_observers(config: pytest.Config, scenario: LoadedScenario | None) -> list[object]:
+    """The forwarding observer, only when some plugin implements ``pytest_handoff_event``."""
+    if config.hook.pytest_handoff_event.get_hookimpls():
+        return [HookObserver(config, scenario)]
+    return []
+
+
+class _ModelHook:
+    """A ``ModelFactory`` that asks ``pytest_handoff_make_model`` for unknown model kinds."""
+
+    def __init__(self, config: pytest.Config, scenario: LoadedScenario) -> None:
+        self._config = config
+        self._scenario = scenario
+
+    def __call__(self, agent_name: str, model_spec: dict[str, Any]) -> ModelClient | None:
+        result: ModelClient | None = self._config.hook.pytest_handoff_make_model(
+            config=self._config,
+            scenario=self._scenario,
+            agent_name=agent_name,
+            model_spec=model_spec,
+        )
+        return result
+
+
+def wants_snapshot(scenario: LoadedScenario) -> bool:
+    """Whether the scenario's ``expect.snapshot`` asks for a trace snapshot."""
+    expect = getattr(scenario.spec, "expect", None)
+    return bool(getattr(expect, "snapshot", False))
+
+
+@dataclass
+class Outcome:
+    """A scenario's result plus the snapshot comparison the plugin made for it."""
+
+    result: ScenarioResult
+    snapshot_diff: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        """Expectations and snapshot both hold."""
+        return self.result.passed and self.snapshot_diff is None
+
+    def report(self) -> str:
+        """The text a user sees when the scenario failed: no internal traceback (T2)."""
+        from handoff_sim.scenarios import render_failure
+
+        parts = []
+        if not self.result.passed:
+            parts.append(render_failure(self.result).rstrip("\n"))
+        if self.snapshot_diff is not None:
+            scenario = self.result.scenario
+            line = scenario.location("expect.snapshot")
+            parts.append(f"{scenario.path}:{line}: expect.snapshot: {self.snapshot_diff}")
+        return "\n\n".join(parts)
+
+
+def execute(config: pytest.Config, scenario: LoadedScenario, request: Any = None) -> Outcome:
+    """Run ``scenario`` with the runtime, model kinds and observers the hooks supply.
+
+    With ``request`` (a ``pytest.FixtureRequest``) and ``expect.snapshot: true``, the
+    trace is also compared with its syrupy snapshot.
+    """
+    from handoff_sim.scenarios import run_scenario
+
+    hook = config.hook
+    runtime = hook.pytest_handoff_runtime(config=config, scenario=scenario)
+    result = run_scenario(
+        scenario,
+        runtime=runtime,
+        model_factories=[_ModelHook(config, scenario)],
+        observers=hook_observers(config, scenario),
+    )
+    hook.pytest_handoff_scenario_result(config=config, result=result)
+    outcome = Outcome(result)
+    if request is not None and wants_snapshot(scenario):
+        outcome.snapshot_diff = _compare_snapshot(request, result)
+    return outcome
+
+
+def _compare_snapshot(request: Any, result: ScenarioResult) -> str | None:
+    from pytest_handoff.snapshot import TraceSnapshotExtension
+
+    try:
+        fixture = request.getfixturevalue("snapshot")
+    except pytest.FixtureLookupError:
+        return (
+            "expect.snapshot needs syrupy's `snapshot` fixture: is syrupy disabled (-p no:syrupy)?"
+        )
+    snapshot = fixture.with_defaults(extension_class=TraceSnapshotExtension)
+    if snapshot == result.trace:
+        return None
+    return snapshot_difference(snapshot.executions[snapshot.num_executions - 1])
+
+
+def snapshot_difference(assertion: Any) -> str:
+    """A plain-text account of a failed snapshot assertion (syrupy's diff is colored)."""
+    location = assertion.snapshot_location
+    if assertion.exception is not None:
+        error = assertion.exception
+        return f"cannot compare with snapshot {location}: {type(error).__name__}: {error}"
+    if assertion.recalled_data is None:
+        return f"no snapshot {location} yet: run pytest with --snapshot-update to create it"
+    stored = str(assertion.recalled_data).splitlines()
+    actual = str(assertion.asserted_data or "").splitlines()
+    diff = difflib.unified_diff(stored, actual, "snapshot", "actual trace", lineterm="")
+    return f"the trace differs from the stored snapshot {location}\n" + "\n".join(diff)

@@ -1,0 +1,134 @@
+"""Scenario files as pytest collectors, scenarios as test items (T1, T2, Y4).
+
+``ScenarioFile`` loads one YAML file; a malformed file becomes one collection
+error that prints ``path:line:col: field: message`` lines and nothing else.
+``ScenarioItem`` is a ``pytest.Function`` with a generated function object, so
+fixtures (syrupy's ``snapshot`` among them), marks, ``-k``/``-m``, ``--lf`` and
+xdist treat it like any test. Its nodeid is ``path::scenario`` or
+``path::scenario[variant]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from handoff_sim.scenarios import LoadedScenario
+
+from pytest_handoff._keys import BROKEN_FILES
+
+__all__ = ["ScenarioFailed", "ScenarioFile", "ScenarioItem"]
+
+_SCENARIO_MARK = "handoff_scenario"
+
+
+class ScenarioFailed(AssertionError):
+    """A scenario did not meet its expectations; ``str()`` is the whole readable report."""
+
+
+def _note_broken(config: pytest.Config) -> None:
+    config.stash[BROKEN_FILES] = config.stash.get(BROKEN_FILES, 0) + 1
+
+
+def _register_tag(config: pytest.Config, tag: str) -> None:
+    """Declare a scenario tag as a marker so ``--strict-markers`` and ``-m`` accept it."""
+    known = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
+    if tag not in known:
+        config.addinivalue_line("markers", f"{tag}: handoff scenario tag")
+
+
+class ScenarioFile(pytest.File):
+    """One scenario YAML file: one item per scenario and matrix variant."""
+
+    def collect(self) -> list[ScenarioItem]:
+        """Load the file; any failure is one collection error for this file only."""
+        try:
+            return list(self._items())
+        except Exception:
+            _note_broken(self.config)
+            raise
+
+    def _items(self) -> Iterator[ScenarioItem]:
+        try:
+            from handoff_sim.scenarios import ScenarioFileError, load_file
+        except ImportError as exc:
+            raise self.CollectError(
+                f"{self.path}: pytest-handoff cannot load scenario support: {exc}"
+            ) from None
+        try:
+            scenarios = load_file(self.path)
+        except ScenarioFileError as exc:
+            raise self.CollectError(str(exc)) from None
+        except OSError as exc:
+            raise self.CollectError(f"{self.path}: cannot read: {exc}") from None
+        seen: dict[str, int] = {}
+        for scenario in scenarios:
+            if scenario.id in seen:
+                raise self.CollectError(
+                    f"{self.path}:{scenario.line}: scenario {scenario.id!r} is defined twice "
+                    f"(first at line {seen[scenario.id]})"
+                )
+            seen[scenario.id] = scenario.line
+            yield self._item(scenario)
+
+    def _item(self, scenario: LoadedScenario) -> ScenarioItem:
+        marks = [getattr(pytest.mark, _SCENARIO_MARK)(scenario.name)]
+        for tag in scenario.tags:
+            if not tag or tag.startswith("_"):
+                raise self.CollectError(
+                    f"{self.path}:{scenario.location('tags')}: tags: {tag!r} cannot be a marker "
+                    "name (it must not be empty or start with '_')"
+                )
+            _register_tag(self.config, tag)
+            marks.append(getattr(pytest.mark, tag))
+        return ScenarioItem.from_parent(
+            self, name=scenario.id, callobj=_scenario_function(scenario, marks), scenario=scenario
+        )
+
+
+def _scenario_function(
+    scenario: LoadedScenario, marks: list[pytest.MarkDecorator]
+) -> Callable[..., None]:
+    """A fresh function per item: pytest reads its marks and its one fixture, ``request``."""
+
+    def run_handoff_scenario(request: pytest.FixtureRequest) -> None:
+        __tracebackhide__ = True
+        node = request.node
+        assert isinstance(node, ScenarioItem)
+        node.run_scenario(request)
+
+    run_handoff_scenario.__doc__ = getattr(scenario.spec, "description", None) or None
+    run_handoff_scenario.pytestmark = [m.mark for m in marks]  # type: ignore[attr-defined]
+    return run_handoff_scenario
+
+
+class ScenarioItem(pytest.Function):
+    """One scenario (one matrix variant) run as a test."""
+
+    def __init__(self, *, scenario: LoadedScenario, **kwargs: Any) -> None:
+        self.scenario = scenario
+        super().__init__(**kwargs)
+
+    def run_scenario(self, request: pytest.FixtureRequest) -> None:
+        """Run through the plugin hooks; raise :class:`ScenarioFailed` with the report."""
+        __tracebackhide__ = True
+        from pytest_handoff._execute import execute
+
+        outcome = execute(self.config, self.scenario, request)
+        if not outcome.passed:
+            raise ScenarioFailed(outcome.report())
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        """The YAML file and the scenario's line (0-based), for headers and ``location``."""
+        return self.path, self.scenario.line - 1, self.name
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> Any:
+        """The scenario report as plain text; other errors keep pytest's usual traceback."""
+        if isinstance(excinfo.value, ScenarioFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)

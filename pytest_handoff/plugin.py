@@ -1,0 +1,147 @@
+"""The pytest plugin of handoff-sim: hooks only (T1, T5).
+
+Loaded through the ``pytest11`` entry point in every pytest session of the
+environment, so it imports only pytest and the standard library here; the
+runtime, pydantic, YAML and syrupy load when a scenario or fixture needs them.
+A session without ``--handoff-scenarios`` (or the ``handoff_scenarios`` ini key)
+never imports the scenario package.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_handoff._keys import BROKEN_FILES, SCENARIO_DIRS
+
+pytest_plugins = ["pytest_handoff.fixtures"]
+
+_SUFFIXES = (".yaml", ".yml")
+
+_MARKERS = (
+    "handoff_scenario(name): set on every item collected from a handoff scenario file",
+    "handoff_simulation(seed=0, wall_clock=True): options of the `simulation` fixture",
+)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Add the ``pytest_handoff_*`` hookspecs for downstream plugins (T5)."""
+    from pytest_handoff import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Every option in one ``handoff`` group under the ``--handoff-`` prefix."""
+    group = parser.getgroup("handoff", "handoff-sim scenarios")
+    group.addoption(
+        "--handoff-scenarios",
+        action="append",
+        dest="handoff_scenarios",
+        default=[],
+        metavar="DIR",
+        help="collect every *.yaml/*.yml scenario file under DIR (or the file DIR) as tests; "
+        "repeatable; overrides the handoff_scenarios ini key",
+    )
+    parser.addini(
+        "handoff_scenarios",
+        type="paths",
+        default=[],
+        help="scenario directories (relative to the ini file) used when --handoff-scenarios "
+        "is not given; added to the run when no test paths are given on the command line",
+    )
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _configured_dirs(config: pytest.Config) -> tuple[list[Path], bool]:
+    """Scenario directories (CLI > ini > none) and whether they came from the CLI."""
+    cli: list[str] = config.getoption("handoff_scenarios", None) or []
+    if cli:
+        base = config.invocation_params.dir
+        return [(base / p).resolve() for p in cli], True
+    ini: list[Path] = config.getini("handoff_scenarios") or []
+    return [Path(p).resolve() for p in ini], False
+
+
+def _add_to_args(config: pytest.Config, dirs: list[Path]) -> None:
+    """Add each scenario dir to the run unless an argument already covers it or lies in it."""
+    base = config.invocation_params.dir
+    given = [(base / arg.split("::")[0]).resolve() for arg in config.args]
+    for folder in dirs:
+        if not any(_inside(arg, folder) or _inside(folder, arg) for arg in given):
+            config.args.append(str(folder))
+            given.append(folder)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register markers; find the scenario directories and add them to the run."""
+    for line in _MARKERS:
+        config.addinivalue_line("markers", line)
+    dirs, from_cli = _configured_dirs(config)
+    missing = [str(d) for d in dirs if not d.exists()]
+    if missing:
+        source = "--handoff-scenarios" if from_cli else "handoff_scenarios (ini)"
+        raise pytest.UsageError(f"{source}: no such file or directory: {', '.join(missing)}")
+    config.stash[SCENARIO_DIRS] = tuple(dirs)
+    if from_cli and config.args_source != pytest.Config.ArgsSource.ARGS:
+        # `pytest --handoff-scenarios DIR` with no test paths runs the scenarios only,
+        # as `pytest DIR` would; testpaths apply when no target at all is given.
+        config.args[:] = [str(d) for d in dirs]
+    elif dirs and (from_cli or config.args_source != pytest.Config.ArgsSource.ARGS):
+        _add_to_args(config, dirs)
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A scenario file is any *.yaml/*.yml file under a configured scenario directory."""
+    if file_path.suffix not in _SUFFIXES:
+        return None
+    dirs = parent.config.stash.get(SCENARIO_DIRS, ())
+    if not any(_inside(file_path, folder) for folder in dirs):
+        return None
+    from pytest_handoff.collection import ScenarioFile
+
+    return ScenarioFile.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
+    """A broken scenario file must not stop the other tests (Y4).
+
+    pytest refuses to run anything after a collection error; when every error
+    came from scenario files, hide them from that check, then count them again
+    so the exit status still says the session failed.
+    """
+    broken = session.config.stash.get(BROKEN_FILES, 0)
+    if not broken or session.testsfailed != broken:
+        return (yield)
+    session.testsfailed -= broken
+    try:
+        return (yield)
+    finally:
+        session.testsfailed += broken
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_assertrepr_compare(
+    config: pytest.Config, op: str, left: Any, right: Any
+) -> list[str] | None:
+    """A readable diff for ``trace == other_trace``: the rendered events, line by line."""
+    trace_module = sys.modules.get("handoff_sim.trace")
+    if op != "==" or trace_module is None:
+        return None
+    trace_type = trace_module.Trace
+    if not (isinstance(left, trace_type) and isinstance(right, trace_type)):
+        return None
+    try:
+        from pytest_handoff.assertions import trace_diff_lines
+
+        return trace_diff_lines(left, right, verbose=config.get_verbosity())
+    except Exception:  # a broken explanation must never hide the failing assert itself
+        return None

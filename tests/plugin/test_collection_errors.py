@@ -1,0 +1,57 @@
+"""Y4: a malformed scenario file is one collection error naming file:line:col and field;
+the other files still run, and the session still fails."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.plugin._support import BROKEN, MATRIX, PASSING
+from tests.plugin.conftest import Write
+
+
+def test_y4_broken_file_is_one_error_and_the_others_still_run(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    broken = write_scenario("broken.yaml", BROKEN)
+    write_scenario("ok.yaml", PASSING)
+    write_scenario("retry.yaml", MATRIX)
+    result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
+    result.assert_outcomes(passed=3, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting scenarios/broken.yaml*",
+            f"{broken}:6:7: agents.manager.policy.max_depth: must be >= 0",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_y4_yaml_syntax_error_points_at_its_line(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    bad = write_scenario("syntax.yaml", "scenario: x\nagents: [unclosed\nrun: [go]\n")
+    write_scenario("ok.yaml", PASSING)
+    result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines([f"{bad}:*"])
+
+
+def test_y4_python_collection_errors_still_stop_the_session(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    write_scenario("broken.yaml", BROKEN)
+    write_scenario("ok.yaml", PASSING)
+    pytester.makepyfile(test_bad="import no_such_module_here\n")
+    result = pytester.runpytest_inprocess("test_bad.py", "--handoff-scenarios", "scenarios")
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines(["*Interrupted: 2 errors during collection*"])
+
+
+def test_y4_collect_only_reports_the_broken_file(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    write_scenario("broken.yaml", BROKEN)
+    write_scenario("ok.yaml", PASSING)
+    result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios", "--collect-only")
+    result.stdout.fnmatch_lines(["*1 test collected, 1 error*"])

@@ -1,0 +1,60 @@
+"""T1 with pytest-xdist: one ``-n 2`` session over a project that exercises every concern —
+naming, variants, a failing scenario's report, a broken file, snapshots, a plugin hook.
+
+Items are rebuilt on each worker and only reports travel, so this checks that
+collection is identical everywhere and that reports survive serialisation.
+It is one session because each xdist run starts three interpreters.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.plugin._support import (
+    BROKEN,
+    ECHO_CONFTEST,
+    ECHO_SCENARIO,
+    FAILING,
+    MATRIX,
+    PASSING,
+    SNAPSHOT_SCENARIO,
+    run,
+)
+from tests.plugin.conftest import Write
+
+
+def test_t1_everything_works_under_xdist(pytester: pytest.Pytester, write_scenario: Write) -> None:
+    write_scenario("review.yaml", PASSING)
+    write_scenario("retry.yaml", MATRIX)
+    wrong = write_scenario("wrong.yaml", FAILING)
+    broken = write_scenario("broken.yaml", BROKEN)
+    write_scenario("echo.yaml", ECHO_SCENARIO)
+    write_scenario("snap.yaml", SNAPSHOT_SCENARIO)
+    changed = write_scenario(
+        "snap_changed.yaml", SNAPSHOT_SCENARIO.replace("scenario: snap", "scenario: snap-changed")
+    )
+    pytester.makeconftest(ECHO_CONFTEST)
+    pytester.runpytest_inprocess("--handoff-scenarios", "scenarios", "--snapshot-update")
+    changed.write_text(changed.read_text("utf-8").replace("250ms", "300ms"), encoding="utf-8")
+
+    result = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "-v", "-rfE")
+
+    result.assert_outcomes(passed=5, failed=2, errors=1)
+    passed = [line for line in result.outlines if "PASSED" in line]
+    for nodeid in (
+        "scenarios/review.yaml::delegate-review",
+        "scenarios/retry.yaml::retry[no-retry]",
+        "scenarios/retry.yaml::retry[one-retry]",
+        "scenarios/echo.yaml::echo-kind",
+        "scenarios/snap.yaml::snap",
+    ):
+        assert any(nodeid in line for line in passed), nodeid
+    for pattern in (  # one by one: workers finish in any order
+        f"{broken}:6:7: agents.manager.policy.max_depth: must be >= 0",
+        f"{wrong}:14: expect.output: output differs",
+        "└─ manager → reviewer via subagent_reviewer [[]handoff:c1] status=completed*",
+        f"{changed}:13: expect.snapshot: the trace differs from the stored snapshot *",
+        '+   9      300ms   model_response        reviewer: step=1 text="LGTM" calls=[[][]]',
+    ):
+        result.stdout.fnmatch_lines([pattern])
+    assert "Traceback" not in result.stdout.str()
