@@ -6,7 +6,8 @@
 * ``simulation`` — a ``Simulation`` (virtual time, seeded) closed after the test;
 * ``virtual_clock`` — the simulation's clock: ``.now``, ``.advance(seconds)``;
 * ``handoff_snapshot`` — syrupy's ``snapshot`` storing one text trace per test;
-* ``run_scenario`` — run a scenario file or mapping through the plugin's hooks.
+* ``run_scenario`` — run a scenario file or mapping through the plugin's hooks;
+* ``handoff_fuzz`` — fuzz a policy configuration: ``handoff_fuzz.check(policy)``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from syrupy.assertion import SnapshotAssertion
 
     from handoff_sim import Simulation
+    from handoff_sim.fuzzing.pytest_support import PolicyFuzzer
     from pytest_handoff._builders import (
         AgentBuilder,
         EventRecorder,
@@ -32,6 +34,7 @@ __all__ = [
     "agent_builder",
     "event_recorder",
     "handoff_agent",
+    "handoff_fuzz",
     "handoff_snapshot",
     "run_scenario",
     "scripted_model",
@@ -118,3 +121,11 @@ def run_scenario(request: pytest.FixtureRequest) -> ScenarioRunner:
     from pytest_handoff._runner import ScenarioRunner
 
     return ScenarioRunner(request)
+
+
+@pytest.fixture
+def handoff_fuzz() -> PolicyFuzzer:
+    """Fuzz your policy in a few lines: ``handoff_fuzz.check({"max_depth": 2})`` (issue 5)."""
+    from handoff_sim.fuzzing.pytest_support import PolicyFuzzer
+
+    return PolicyFuzzer()
