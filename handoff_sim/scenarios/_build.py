@@ -5,15 +5,16 @@ from __future__ import annotations
 import asyncio
 import builtins
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from handoff_sim.agent import Agent
 from handoff_sim.messages import ToolCall
 from handoff_sim.models import ModelClient
+from handoff_sim.scenarios._build_styles import dispatcher_agent, dispatcher_mount
 from handoff_sim.scenarios._errors import ScenarioError
 from handoff_sim.scenarios._schema import (
-    AgentSpec,
     CustomModelSpec,
     FakeToolSpec,
     InputFilterSpec,
@@ -21,44 +22,78 @@ from handoff_sim.scenarios._schema import (
     RaisesSpec,
     ScenarioSpec,
     ScriptModelSpec,
+    SubAgentSpec,
     ToolExecutorSpec,
 )
+from handoff_sim.scenarios._step_checks import script_step
+from handoff_sim.scenarios._style_schema import DispatcherMountSpec
+from handoff_sim.sessions import SessionStore
+from handoff_sim.styles.flink import FlinkSubAgent
+from handoff_sim.styles.sophi import AgentDefinition
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.policy import FailureAction, HandoffPolicy, InputFilter, SessionMode
 from handoff_sim.tools import Tool, ToolSetExecutor
 
-__all__ = ["ModelFactory", "build_entry_agent", "build_models"]
+__all__ = [
+    "BuildContext",
+    "ModelFactory",
+    "build_entry_agent",
+    "build_models",
+    "build_type_models",
+    "fake_tool",
+]
 
 ModelFactory = Callable[[str, dict[str, Any]], "ModelClient | None"]
 """Asked for a model kind the default builder does not know; ``None`` means not mine."""
 
 Locate = Callable[[str], str]
+ModelSpecType = ScriptModelSpec | CustomModelSpec
 
 
 def build_models(
     spec: ScenarioSpec, factories: Sequence[ModelFactory], locate: Locate
 ) -> dict[str, ModelClient]:
     """One model client per agent; ``locate(field)`` gives ``path:line`` for messages."""
-    models = {}
-    for name, agent in spec.agents.items():
-        where = locate(f"agents.{name}.model")
-        try:
-            models[name] = _model(name, agent, factories, where)
-        except ScenarioError:
-            raise
-        except Exception as exc:  # the model's own constructor refused the spec
-            raise ScenarioError(f"{where}: agents.{name}.model: {exc}") from exc
-    return models
+    return {
+        name: _built(name, agent.model, f"agents.{name}.model", factories, locate)
+        for name, agent in spec.agents.items()
+    }
+
+
+def build_type_models(
+    spec: ScenarioSpec, factories: Sequence[ModelFactory], locate: Locate
+) -> dict[str, ModelClient]:
+    """One model client per agent type that declares one (shared by all its delegations)."""
+    return {
+        name: _built(name, declared.model, f"agent_types.{name}.model", factories, locate)
+        for name, declared in spec.agent_types.items()
+        if declared.model is not None
+    }
+
+
+def _built(
+    name: str, model: ModelSpecType, field: str, factories: Sequence[ModelFactory], locate: Locate
+) -> ModelClient:
+    where = locate(field)
+    try:
+        return _model(name, model, factories, where, field)
+    except ScenarioError:
+        raise
+    except Exception as exc:  # the model's own constructor refused the spec
+        raise ScenarioError(f"{where}: {field}: {exc}") from exc
 
 
 def _model(
-    name: str, agent: AgentSpec, factories: Sequence[ModelFactory], where: str
+    name: str,
+    model: ModelSpecType,
+    factories: Sequence[ModelFactory],
+    where: str,
+    field: str,
 ) -> ModelClient:
-    model = agent.model
     if isinstance(model, ScriptModelSpec) and model.script is not None:
         from handoff_sim.testing import ScriptedModel
 
-        steps = [s if isinstance(s, str) else s.as_step() for s in model.script]
+        steps = [script_step(s, name, i) for i, s in enumerate(model.script, 1)]
         return ScriptedModel(steps, name=name)
     if isinstance(model, ScriptModelSpec) and model.adversarial is not None:
         return _adversarial(model.adversarial.seed, model.adversarial.behaviours, where)
@@ -69,7 +104,7 @@ def _model(
         if client is not None:
             return client
     raise ScenarioError(
-        f"{where}: agents.{name}.model: no model factory for kind '{model.kind}' "
+        f"{where}: {field}: no model factory for kind '{model.kind}' "
         "(built in: script, adversarial; plugins add kinds through a model factory)"
     )
 
@@ -90,55 +125,105 @@ def _adversarial(seed: int, behaviours: list[str] | None, where: str) -> ModelCl
     return client
 
 
-def build_entry_agent(spec: ScenarioSpec, models: dict[str, ModelClient]) -> Agent:
+@dataclass
+class BuildContext:
+    """What the agents of one run share: agent types, their models, sessions, tool counts."""
+
+    agent_types: Mapping[str, AgentDefinition] = field(default_factory=dict)
+    type_models: Mapping[str, ModelClient] = field(default_factory=dict)
+    session_store: SessionStore | None = None
+    tool_runs: dict[str, int] | None = None
+
+
+def build_entry_agent(
+    spec: ScenarioSpec, models: dict[str, ModelClient], context: BuildContext | None = None
+) -> Agent:
     """Build every agent the entry agent reaches (children first) and return the entry agent.
 
     Runtime construction errors (duplicate tool names, reserved prefixes…) propagate:
     a scenario may expect them.
     """
+    ctx = context or BuildContext()
     built: dict[str, Agent] = {}
 
     def build(name: str) -> Agent:
-        if name in built:
-            return built[name]
-        agent_spec = spec.agents[name]
-        mounts = [
-            SubAgent(
-                name=m.name if m.name is not None else m.agent,
-                description=m.description,
-                agent=build(m.agent),
-                tool_name=m.tool_name,
-                session_mode=SessionMode(m.session_mode),
-                session_scope=m.session_scope,
-            )
-            for m in agent_spec.mounts()
-        ]
-        tools = [fake_tool(t, spec.tools[t]) for t in agent_spec.tools]
-        built[name] = Agent(
-            name,
-            models[name],
-            tools=tools,
-            subagents=mounts,
-            handoff_policy=build_policy(agent_spec.policy) if agent_spec.policy else None,
-            parallel_tool_calls=agent_spec.parallel_tool_calls,
-            max_steps=agent_spec.max_steps,
-            system_prompt=agent_spec.system_prompt,
-            tool_executor=(
-                CatchAllExecutor(tools, agent_spec.tool_executor)
-                if agent_spec.tool_executor
-                else None
-            ),
-        )
+        if name not in built:
+            built[name] = _agent(spec, name, models, ctx, build)
         return built[name]
 
     return build(spec.entry_agent)
 
 
-def build_policy(spec: PolicySpec) -> HandoffPolicy:
-    """The HandoffPolicy a policy block describes."""
+def _agent(
+    spec: ScenarioSpec,
+    name: str,
+    models: dict[str, ModelClient],
+    ctx: BuildContext,
+    build: Callable[[str], Agent],
+) -> Agent:
+    agent_spec = spec.agents[name]
+    tools = [fake_tool(t, spec.tools[t], ctx.tool_runs) for t in agent_spec.tools]
+    policy = (
+        build_policy(agent_spec.policy, sophi=agent_spec.dispatcher is not None)
+        if agent_spec.policy is not None
+        else None
+    )
+    if agent_spec.dispatcher is not None:
+        return dispatcher_agent(name, agent_spec, models[name], tools, policy, ctx)
+    mounts = [
+        (
+            dispatcher_mount(entry.dispatcher, agent_spec, models[name], tools, ctx)
+            if isinstance(entry, DispatcherMountSpec)
+            else _mount(entry, build)
+        )
+        for _, entry in agent_spec.entries()
+    ]
+    return Agent(
+        name,
+        models[name],
+        tools=tools,
+        subagents=mounts,
+        handoff_policy=policy,
+        parallel_tool_calls=agent_spec.parallel_tool_calls,
+        max_steps=agent_spec.max_steps,
+        system_prompt=agent_spec.system_prompt,
+        tool_executor=(
+            CatchAllExecutor(tools, agent_spec.tool_executor) if agent_spec.tool_executor else None
+        ),
+        session_store=ctx.session_store,
+    )
+
+
+def _mount(mount: SubAgentSpec, build: Callable[[str], Agent]) -> SubAgent:
+    name = mount.name if mount.name is not None else mount.agent
+    if mount.style == "flink":
+        return FlinkSubAgent(
+            name,
+            mount.description,
+            build(mount.agent),
+            input_schema=mount.input_schema,
+            session_mode=SessionMode(mount.session_mode),
+        )
+    return SubAgent(
+        name=name,
+        description=mount.description,
+        agent=build(mount.agent),
+        tool_name=mount.tool_name,
+        session_mode=SessionMode(mount.session_mode),
+        session_scope=mount.session_scope,
+    )
+
+
+def build_policy(spec: PolicySpec, *, sophi: bool = False) -> HandoffPolicy:
+    """The HandoffPolicy a policy block describes.
+
+    On an agent with a dispatcher an unset ``max_depth`` is 0 (unlimited), so that
+    ``max_delegation_depth`` is the cap, as in ``sophi_agent``.
+    """
+    unset_depth = sophi and "max_depth" not in spec.model_fields_set
     return HandoffPolicy(
         enabled=spec.enabled,
-        max_depth=spec.max_depth,
+        max_depth=0 if unset_depth else spec.max_depth,
         max_retries=spec.max_retries,
         timeout=spec.timeout,
         allowed_tools=frozenset(spec.allowed_tools) if spec.allowed_tools is not None else None,
@@ -183,10 +268,15 @@ def _outcome(spec: ToolExecutorSpec, tool: str, arguments: str) -> str:
     return text.replace("{tool}", tool).replace("{arguments}", arguments)
 
 
-def fake_tool(name: str, spec: FakeToolSpec) -> Tool:
-    """A plain tool that waits ``latency`` virtual seconds, then returns or raises."""
+def fake_tool(name: str, spec: FakeToolSpec, runs: dict[str, int] | None = None) -> Tool:
+    """A plain tool that waits ``latency`` virtual seconds, then returns or raises.
+
+    ``runs`` counts how often each tool's body ran (``expect.tool_runs``).
+    """
 
     async def run(**arguments: Any) -> str:
+        if runs is not None:
+            runs[name] = runs.get(name, 0) + 1
         if spec.latency:
             await asyncio.sleep(spec.latency)
         return _outcome(spec, name, json.dumps(arguments, separators=(",", ":")))

@@ -11,10 +11,11 @@ from handoff_sim._durations import parse_duration
 from handoff_sim.events import EVENT_TYPES
 from handoff_sim.scenarios._errors import Problem
 from handoff_sim.scenarios._expect_schema import ExpectSpec
-from handoff_sim.scenarios._schema import ScenarioSpec
+from handoff_sim.scenarios._schema import ScenarioSpec, SubAgentSpec
 from handoff_sim.scenarios._source import FieldPath, SourceMap, dotted
+from handoff_sim.scenarios._style_checks import style_findings
 
-__all__ = ["check_scenario", "event_fields"]
+__all__ = ["check_scenario", "event_fields", "locate"]
 
 Finding = tuple[FieldPath, str]
 
@@ -31,9 +32,17 @@ def check_scenario(
     findings = [
         *_references(spec),
         *_cycles(spec),
+        *style_findings(spec),
         *_expect_findings(spec.expect, ("expect",)),
         *_matrix(spec),
     ]
+    return locate(findings, source, prefix, path)
+
+
+def locate(
+    findings: list[Finding], source: SourceMap, prefix: FieldPath, path: str
+) -> list[Problem]:
+    """Findings (paths relative to one scenario) as Problems at their line and column."""
     problems = []
     for rel, message in findings:
         field = (*prefix, *rel)
@@ -51,8 +60,8 @@ def _references(spec: ScenarioSpec) -> Iterator[Finding]:
             if tool not in spec.tools:
                 known = ", ".join(spec.tools) or "none defined"
                 yield ("agents", name, "tools", index), f"undefined tool '{tool}' (tools: {known})"
-        for index, mount in enumerate(agent.mounts()):
-            if mount.agent not in spec.agents:
+        for index, mount in agent.entries():
+            if isinstance(mount, SubAgentSpec) and mount.agent not in spec.agents:
                 at: FieldPath = ("agents", name, "subagents", index)
                 if not isinstance(agent.subagents[index], str):
                     at = (*at, "agent")
@@ -67,10 +76,10 @@ def _cycles(spec: ScenarioSpec) -> Iterator[Finding]:
     def visit(name: str, chain: list[str]) -> None:
         state[name] = 1
         agent = spec.agents[name]
-        for index, mount in enumerate(agent.mounts()):
-            child = mount.agent
-            if child not in spec.agents:
+        for index, mount in agent.entries():
+            if not isinstance(mount, SubAgentSpec) or mount.agent not in spec.agents:
                 continue
+            child = mount.agent
             if state.get(child) == 1:
                 loop = (
                     [*chain[chain.index(child) :], name, child] if child in chain else [name, child]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from handoff_sim.scenarios._expect_schema import ErrorExpect, ExpectSpec, HandoffExpect, Regex
+from handoff_sim.scenarios._expect_state import check_sessions, check_tool_runs
 from handoff_sim.scenarios._match import find_unmatched, text_matches
 from handoff_sim.trace import HandoffRecord
 
@@ -93,6 +94,8 @@ def check_expectations(scenario: LoadedScenario, run: ScenarioRun) -> list[Misma
     if expect.handoffs is not None:
         _check_handoffs(checker, expect.handoffs)
     _check_trace(checker, expect)
+    check_sessions(checker.add, expect, run.sessions)
+    check_tool_runs(checker.add, expect, run.tool_runs)
     if expect.elapsed is not None and not math.isclose(
         run.elapsed_ms, expect.elapsed * 1000, abs_tol=1e-3
     ):

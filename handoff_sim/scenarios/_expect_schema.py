@@ -16,6 +16,7 @@ __all__ = [
     "ExpectSpec",
     "HandoffExpect",
     "Regex",
+    "SessionExpect",
     "TextExpect",
     "TraceExpect",
     "TurnExpectSpec",
@@ -123,6 +124,20 @@ class TraceExpect(_Strict):
     events: list[EventPattern] = Field(default_factory=list)
 
 
+class SessionExpect(_Strict):
+    """One saved session; only the fields given are compared (R6, S13, K5)."""
+
+    title: str | None = None
+    agent: str | None = None
+    status: Literal["open", "completed", "failed", "cancelled"] | None = None
+    parent_session_id: str | None = Field(
+        default=None, description="the recorded parent session id, as written (null: none)"
+    )
+    parent_agent: str | None = Field(
+        default=None, description="the agent of the session recorded as the parent"
+    )
+
+
 class ExpectSpec(_Strict):
     """What the scenario expects after its last turn (Y2)."""
 
@@ -132,6 +147,13 @@ class ExpectSpec(_Strict):
     trace: TraceExpect | list[EventPattern] | None = None
     snapshot: bool = False
     elapsed: Annotated[float, BeforeValidator(parse_duration)] | None = None
+    sessions: list[SessionExpect] | None = Field(
+        default=None,
+        description="every session saved during the run, one pattern each, in any order",
+    )
+    tool_runs: dict[str, Annotated[int, Field(ge=0)]] | None = Field(
+        default=None, description="fake tool name -> how many times its body actually ran"
+    )
 
     def trace_spec(self) -> TraceExpect | None:
         """``trace`` with the list shorthand read as a subsequence."""

@@ -10,7 +10,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from handoff_sim.scenarios._checks import check_scenario
+from handoff_sim.scenarios._agent_types import AgentTypes, resolve_agent_types
+from handoff_sim.scenarios._checks import check_scenario, locate
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
 from handoff_sim.scenarios._schema import ScenarioListSpec, ScenarioSpec, VariantSpec
 from handoff_sim.scenarios._source import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
@@ -36,6 +37,7 @@ class LoadedScenario:
     prefix: FieldPath = field(default=(), repr=False)
     variant_index: int | None = field(default=None, repr=False)
     variant_spec: VariantSpec | None = field(default=None, repr=False)
+    agent_types: AgentTypes = field(default_factory=dict, repr=False)
 
     @property
     def id(self) -> str:
@@ -143,9 +145,18 @@ def _load(parsed: ParsedYaml, path: Path) -> list[LoadedScenario]:
         items = [(("scenarios", i), item) for i, item in enumerate(data["scenarios"])]
     specs = _validate_all(items, source, label, problems)
     _check_unique_names(specs, source, label, problems)
+    types = []
+    for prefix, spec in specs:
+        found, findings = resolve_agent_types(spec, path.parent)
+        problems += locate(findings, source, prefix, label)
+        types.append(found)
     if problems:
         raise ScenarioFileError(path, problems)
-    return [s for prefix, spec in specs for s in _expand(spec, path, source, prefix)]
+    return [
+        s
+        for (prefix, spec), found in zip(specs, types, strict=True)
+        for s in _expand(spec, path, source, prefix, found)
+    ]
 
 
 def _validate_all(
@@ -183,7 +194,7 @@ def _check_unique_names(
 
 
 def _expand(
-    spec: ScenarioSpec, path: Path, source: SourceMap, prefix: FieldPath
+    spec: ScenarioSpec, path: Path, source: SourceMap, prefix: FieldPath, types: AgentTypes
 ) -> list[LoadedScenario]:
     line = source.position((*prefix, "scenario"))[0]
     variants: list[tuple[int | None, VariantSpec | None]] = list(enumerate(spec.matrix or ()))
@@ -202,6 +213,7 @@ def _expand(
             prefix=prefix,
             variant_index=index,
             variant_spec=variant,
+            agent_types=types,
         )
         for index, variant in variants
     ]

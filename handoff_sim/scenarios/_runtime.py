@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from handoff_sim.scenarios._build import ModelFactory, build_entry_agent, build_models
+from handoff_sim.scenarios._build import (
+    BuildContext,
+    ModelFactory,
+    build_entry_agent,
+    build_models,
+    build_type_models,
+)
+from handoff_sim.sessions import InMemorySessionStore, Session
 from handoff_sim.simulation import Simulation
 from handoff_sim.trace import Trace
 
@@ -22,12 +29,17 @@ class ScenarioRun:
 
     ``outputs`` has one entry per turn that finished; when ``error`` is set, it
     was raised by turn ``len(outputs)`` (0-based), or while building the agents.
+    ``sessions`` (every session saved, in save order) and ``tool_runs`` (how often
+    each fake tool ran) are optional: a runtime that cannot report them leaves
+    them empty, and ``expect.sessions`` / ``expect.tool_runs`` then fail.
     """
 
     trace: Trace
     outputs: list[str | None]
     error: BaseException | None
     elapsed_ms: float
+    sessions: Sequence[Session] | None = None
+    tool_runs: Mapping[str, int] | None = field(default=None)
 
 
 @runtime_checkable
@@ -53,10 +65,17 @@ class DefaultRuntime:
             return f"{scenario.path}:{scenario.location(field)}"
 
         models = build_models(spec, self.model_factories, locate)
+        store = InMemorySessionStore()
+        context = BuildContext(
+            agent_types=scenario.agent_types,
+            type_models=build_type_models(spec, self.model_factories, locate),
+            session_store=store,
+            tool_runs={},
+        )
         try:
-            agent = build_entry_agent(spec, models)
+            agent = build_entry_agent(spec, models, context)
         except Exception as exc:  # construction errors are outcomes a scenario may expect
-            return ScenarioRun(Trace(), [], exc, 0.0)
+            return ScenarioRun(Trace(), [], exc, 0.0, [], {})
         outputs: list[str | None] = []
         error: BaseException | None = None
         with Simulation(seed=scenario.seed, observers=tuple(observers)) as sim:
@@ -68,4 +87,8 @@ class DefaultRuntime:
                     session = result.session_id
             except Exception as exc:
                 error = exc
-            return ScenarioRun(sim.trace, outputs, error, round(sim.now * 1000, 3))
+            elapsed = round(sim.now * 1000, 3)
+            saved = [s for s in map(store.load, store.ids()) if s is not None]
+            return ScenarioRun(
+                sim.trace, outputs, error, elapsed, saved, dict(context.tool_runs or {})
+            )

@@ -7,7 +7,7 @@ wrong type is reported at load time with its line (Y4). Expectations live in
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -21,12 +21,18 @@ from pydantic import (
 )
 
 from handoff_sim._durations import parse_duration
-from handoff_sim.scenarios._expect_schema import ExpectSpec, TurnExpectSpec
+from handoff_sim.scenarios._expect_schema import ExpectSpec, TextExpect, TurnExpectSpec
+from handoff_sim.scenarios._style_schema import (
+    AgentTypesDirSpec,
+    DispatcherMountSpec,
+    DispatcherSpec,
+)
 
 __all__ = [
     "NAME_PATTERN",
     "AdversarialSpec",
     "AgentSpec",
+    "AgentTypeSpec",
     "CustomModelSpec",
     "Duration",
     "FakeToolSpec",
@@ -37,6 +43,7 @@ __all__ = [
     "ScenarioSpec",
     "ScriptModelSpec",
     "StepSpec",
+    "SubAgentEntry",
     "SubAgentSpec",
     "ToolCallSpec",
     "ToolExecutorSpec",
@@ -90,11 +97,28 @@ class ToolCallSpec(_Strict):
 
 
 class StepExpectSpec(_Strict):
-    """Checks on the request a script step answers (M1)."""
+    """Checks on the request a script step answers (M1); a failed check ends the run."""
 
     last_tool_result_contains: str | None = None
     tools_include: list[str] | None = None
     input_contains: str | None = None
+    tools: list[str] | None = Field(default=None, description="exactly the tools offered, in order")
+    tool_descriptions: dict[str, TextExpect] | None = Field(
+        default=None, description="tool name -> its description (text or {match: regex})"
+    )
+    tool_parameters: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="tool name -> its JSON-schema parameters, compared exactly"
+    )
+    message_roles: list[Literal["system", "user", "assistant", "tool"]] | None = Field(
+        default=None, description="the roles of the messages sent, in order"
+    )
+    system_prompt: TextExpect | None = None
+    input: TextExpect | None = Field(default=None, description="the last user message")
+    model: str | None = Field(default=None, description="the model name in the request")
+
+    NATIVE: ClassVar[frozenset[str]] = frozenset(
+        {"last_tool_result_contains", "tools_include", "input_contains"}
+    )
 
 
 class StepSpec(_Strict):
@@ -120,8 +144,11 @@ class StepSpec(_Strict):
         step = self.model_dump(exclude_unset=True, exclude_none=False)
         if self.tool_calls is not None:
             step["tool_calls"] = [c.model_dump(exclude_none=True) for c in self.tool_calls]
+        step.pop("expect", None)
         if self.expect is not None:
-            step["expect"] = self.expect.model_dump(exclude_none=True)
+            native = self.expect.model_dump(include=set(StepExpectSpec.NATIVE), exclude_none=True)
+            if native:
+                step["expect"] = native
         return step
 
 
@@ -243,14 +270,40 @@ class PolicySpec(_Strict):
 
 
 class SubAgentSpec(_Strict):
-    """Mount another agent of the scenario as one tool (S1, S2, S13)."""
+    """Mount another agent of the scenario as one tool (S1, S2, S13; Flink style F1–F3)."""
 
     agent: str = Field(min_length=1)
     name: str | None = None
     description: str = ""
+    style: Literal["ai4j", "flink"] = Field(
+        default="ai4j", description="flink: offered as subagent_<name>, arguments passed unchanged"
+    )
     tool_name: str | None = None
+    input_schema: dict[str, Any] | str | None = Field(
+        default=None,
+        description="style flink: the callable's JSON-schema parameters (or JSON text)",
+    )
     session_mode: Literal["new_session", "reuse_session"] = "new_session"
     session_scope: Literal["agent", "parent_session"] = "agent"
+
+
+def _mount_kind(value: Any) -> str:
+    # tags are never keys of the document, so error locations skip them
+    if isinstance(value, str):
+        return "subagent-shorthand"
+    if isinstance(value, DispatcherMountSpec) or (
+        isinstance(value, dict) and "dispatcher" in value
+    ):
+        return "dispatcher-mount"
+    return "subagent-mount"
+
+
+SubAgentEntry = Annotated[
+    Annotated[str, Tag("subagent-shorthand")]
+    | Annotated[SubAgentSpec, Tag("subagent-mount")]
+    | Annotated[DispatcherMountSpec, Tag("dispatcher-mount")],
+    Discriminator(_mount_kind),
+]
 
 
 class AgentSpec(_Strict):
@@ -258,16 +311,49 @@ class AgentSpec(_Strict):
 
     model: ModelSpec
     tools: list[str] = Field(default_factory=list)
-    subagents: list[str | SubAgentSpec] = Field(default_factory=list)
+    subagents: list[SubAgentEntry] = Field(default_factory=list)
+    dispatcher: DispatcherSpec | None = Field(
+        default=None,
+        description="SoPhi style: the agent gets delegate_to_subagent; its tools are the registry",
+    )
     policy: PolicySpec | None = None
     parallel_tool_calls: bool = False
     max_steps: int = Field(default=20, ge=1)
     system_prompt: str | None = None
     tool_executor: ToolExecutorSpec | None = None
 
+    def entries(self) -> list[tuple[int, SubAgentSpec | DispatcherMountSpec]]:
+        """Every ``subagents`` entry with its index, the shorthand ``- reviewer`` expanded."""
+        return [
+            (i, SubAgentSpec(agent=s) if isinstance(s, str) else s)
+            for i, s in enumerate(self.subagents)
+        ]
+
     def mounts(self) -> list[SubAgentSpec]:
-        """The sub-agents, the shorthand ``- reviewer`` expanded."""
-        return [SubAgentSpec(agent=s) if isinstance(s, str) else s for s in self.subagents]
+        """The agents mounted as sub-agents (dispatcher mounts left out)."""
+        return [m for _, m in self.entries() if isinstance(m, SubAgentSpec)]
+
+
+class AgentTypeSpec(_Strict):
+    """An agent type a dispatcher delegates to (an ``AgentDefinition``, K1–K2) and its model.
+
+    A type defined by a file of ``agent_types_dir`` is listed here only to give
+    its ``model``; every other type needs a ``description``.
+    """
+
+    description: str | None = None
+    system_prompt: str | None = Field(
+        default=None, description="the sub-agent's system prompt (default: the description)"
+    )
+    allowed_tools: list[str] | None = Field(
+        default=None, description="the only tools it gets (unknown names ignored; default none)"
+    )
+    model_name: str | None = Field(
+        default=None, description="the definition's model name, sent in its model requests"
+    )
+    model: ModelSpec | None = Field(
+        default=None, description="its fake model; default: the dispatching agent's model"
+    )
 
 
 # -- the scenario ---------------------------------------------------------------
@@ -299,6 +385,8 @@ class ScenarioSpec(_Strict):
     entry: str | None = None
     agents: dict[str, AgentSpec] = Field(min_length=1)
     tools: dict[str, FakeToolSpec] = Field(default_factory=dict)
+    agent_types: dict[str, AgentTypeSpec] = Field(default_factory=dict)
+    agent_types_dir: str | AgentTypesDirSpec | None = None
     run: list[str | TurnSpec] = Field(min_length=1)
     expect: ExpectSpec = Field(default_factory=lambda: ExpectSpec())
     matrix: list[VariantSpec] | None = Field(default=None, min_length=1)
@@ -307,6 +395,11 @@ class ScenarioSpec(_Strict):
     def entry_agent(self) -> str:
         """The agent the turns run: ``entry`` if given, else the first agent."""
         return self.entry if self.entry is not None else next(iter(self.agents))
+
+    def types_dir(self) -> AgentTypesDirSpec | None:
+        """``agent_types_dir``, the plain-path shorthand expanded."""
+        found = self.agent_types_dir
+        return AgentTypesDirSpec(path=found) if isinstance(found, str) else found
 
     def turns(self) -> list[TurnSpec]:
         """The turns, the shorthand ``- "hello"`` expanded."""

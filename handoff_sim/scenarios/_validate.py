@@ -108,7 +108,7 @@ def _message(err: ErrorDetails, model: type[BaseModel], loc: tuple[str | int, ..
 
 def _unknown_field(loc: tuple[str | int, ...], model: type[BaseModel]) -> str:
     key = str(loc[-1]) if loc else "?"
-    allowed = _allowed_fields(model, loc[:-1])
+    allowed = _allowed_fields(model, loc[:-1], key)
     message = f"unknown field '{key}'"
     if not allowed:
         return message
@@ -118,18 +118,22 @@ def _unknown_field(loc: tuple[str | int, ...], model: type[BaseModel]) -> str:
     return f"{message}; allowed: {', '.join(allowed)}"
 
 
-def _allowed_fields(model: type[BaseModel], loc: tuple[str | int, ...]) -> list[str]:
-    """Field names of the model reached by ``loc`` from ``model`` (best effort)."""
+def _allowed_fields(model: type[BaseModel], loc: tuple[str | int, ...], key: str) -> list[str]:
+    """Field names of the model reached by ``loc`` from ``model`` (best effort).
+
+    Of several union members, the first that lacks ``key`` is the one that refused it.
+    """
     candidates: list[Any] = [model]
     for part in loc:
         nxt: list[Any] = []
         for typ in candidates:
             nxt.extend(_step(typ, part))
         candidates = nxt
-    for typ in candidates:
-        if isinstance(typ, type) and issubclass(typ, BaseModel):
+    models = [t for t in candidates if isinstance(t, type) and issubclass(t, BaseModel)]
+    for typ in models:
+        if key not in typ.model_fields:
             return list(typ.model_fields)
-    return []
+    return list(models[0].model_fields) if models else []
 
 
 def _options(typ: Any) -> list[Any]:

@@ -74,8 +74,8 @@ def test_json_schema_accepts_single_and_list_forms() -> None:
     assert schema["$schema"].startswith("https://json-schema.org/")
     single = schema["$defs"]["Scenario"]
     assert set(single["properties"]) == {
-        "scenario", "description", "tags", "seed", "entry", "agents", "tools", "run",
-        "expect", "matrix",
+        "scenario", "description", "tags", "seed", "entry", "agents", "tools", "agent_types",
+        "agent_types_dir", "run", "expect", "matrix",
     }  # fmt: skip
     assert single["additionalProperties"] is False
     refs = [alt.get("$ref") for alt in schema["anyOf"]]
