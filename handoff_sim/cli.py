@@ -107,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
             where = f"{scenario.path}::{scenario.id}"
             if result.passed:
                 passed += 1
-                print(f"PASS {where} ({result.elapsed_ms:g}ms virtual)", file=out)
+                print(f"PASS {where} ({_virtual(result.elapsed_ms)} virtual)", file=out)
                 if not args.quiet:
                     _print_trace(result.trace, out)
             else:
@@ -201,3 +201,17 @@ def _fuzz(argv: list[str]) -> int:
         return EXIT_USAGE
     code = module.main(argv)
     return int(code) if isinstance(code, int) else EXIT_OK
+
+
+def _virtual(ms: float) -> str:
+    """A virtual duration for people: ``250ms``, ``90s``, ``2h30m``, ``30d``."""
+    if ms < 1000:
+        return f"{ms:g}ms"
+    seconds = ms / 1000
+    if seconds < 120:
+        return f"{seconds:g}s"
+    minutes, sec = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    days, hours = divmod(hours, 24)
+    parts = [(days, "d"), (hours, "h"), (minutes, "m"), (sec, "s")]
+    return "".join(f"{n}{unit}" for n, unit in parts if n) or "0s"

@@ -93,10 +93,6 @@ def test_t6_scenarios_have_the_scenario_file_shape_and_bounded_trees(case: dict[
         assert len(agent.get("subagents", [])) <= 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="scenario schema: AdversarialSpec does not accept max_turns/fan_out/oversized_bytes yet",
-)
 def test_t6_scenario_schema_accepts_the_adversarial_knobs() -> None:
     block = {"seed": 1, "behaviours": ["fan_out"], "max_turns": 1, "fan_out": 3}
     ScenarioSpec.model_validate(

@@ -15,6 +15,7 @@ from handoff_sim.models import ModelClient
 from handoff_sim.scenarios._build_styles import dispatcher_agent, dispatcher_mount
 from handoff_sim.scenarios._errors import ScenarioError
 from handoff_sim.scenarios._schema import (
+    AdversarialSpec,
     CustomModelSpec,
     FakeToolSpec,
     InputFilterSpec,
@@ -96,7 +97,7 @@ def _model(
         steps = [script_step(s, name, i) for i, s in enumerate(model.script, 1)]
         return ScriptedModel(steps, name=name)
     if isinstance(model, ScriptModelSpec) and model.adversarial is not None:
-        return _adversarial(model.adversarial.seed, model.adversarial.behaviours, where)
+        return _adversarial(model.adversarial, where)
     assert isinstance(model, CustomModelSpec)
     raw = model.model_dump()
     for factory in factories:
@@ -109,7 +110,7 @@ def _model(
     )
 
 
-def _adversarial(seed: int, behaviours: list[str] | None, where: str) -> ModelClient:
+def _adversarial(spec: AdversarialSpec, where: str) -> ModelClient:
     import handoff_sim.testing as testing
 
     factory = getattr(testing, "AdversarialModel", None)
@@ -118,9 +119,7 @@ def _adversarial(seed: int, behaviours: list[str] | None, where: str) -> ModelCl
             f"{where}: adversarial models are not available in this installation "
             "(handoff_sim.testing.AdversarialModel is missing)"
         )
-    kwargs: dict[str, Any] = {"seed": seed}
-    if behaviours is not None:
-        kwargs["behaviours"] = behaviours
+    kwargs = spec.model_dump(exclude_none=True)
     client: ModelClient = factory(**kwargs)
     return client
 

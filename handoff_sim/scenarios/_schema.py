@@ -173,6 +173,9 @@ class AdversarialSpec(_Strict):
 
     seed: int = 0
     behaviours: list[str] | None = None
+    max_turns: int | None = Field(default=None, ge=0)
+    fan_out: int | None = Field(default=None, ge=1)
+    oversized_bytes: int | None = Field(default=None, ge=1)
 
 
 class CustomModelSpec(BaseModel):
