@@ -15,6 +15,7 @@ __all__ = [
     "EVENT_TYPES",
     "AttemptOutcome",
     "Event",
+    "EventType",
     "HandoffAttemptEndEvent",
     "HandoffAttemptStartEvent",
     "HandoffEndEvent",
@@ -33,6 +34,18 @@ __all__ = [
 HandoffStatus = Literal["completed", "failed", "denied", "fallback", "unavailable", "cancelled"]
 HandoffReason = Literal["not_allowed", "denied_tool", "max_depth", "timeout", "error"]
 AttemptOutcome = Literal["ok", "timeout", "error", "cancelled"]
+EventType = Literal[
+    "run_start",
+    "run_end",
+    "model_request",
+    "model_response",
+    "tool_start",
+    "tool_end",
+    "handoff_start",
+    "handoff_attempt_start",
+    "handoff_attempt_end",
+    "handoff_end",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

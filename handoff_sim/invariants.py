@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.events import (
+    EVENT_TYPES,
     Event,
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
@@ -56,18 +57,7 @@ __all__ = [
 EXPECTED_RUN_ERRORS: tuple[type[BaseException], ...] = (HandoffSimError, SimulatedModelError)
 """Errors a run may end with: the runtime's typed errors and a fake model's failure."""
 
-_HANDLED = (
-    "run_start",
-    "run_end",
-    "model_request",
-    "model_response",
-    "tool_start",
-    "tool_end",
-    "handoff_start",
-    "handoff_attempt_start",
-    "handoff_attempt_end",
-    "handoff_end",
-)
+_HANDLED = tuple(EVENT_TYPES)
 _DENIAL_REASONS = frozenset({"not_allowed", "denied_tool", "max_depth"})
 _TIME_EPSILON_MS = 0.0011  # durations are whole microseconds; timeouts round to one
 

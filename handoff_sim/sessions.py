@@ -28,6 +28,18 @@ class Session:
     agent: str | None = None
     status: str = "open"
 
+    def copy(self) -> Session:
+        """A copy whose message list is its own."""
+        return Session(
+            id=self.id,
+            parent_session_id=self.parent_session_id,
+            messages=list(self.messages),
+            title=self.title,
+            root_session_id=self.root_session_id,
+            agent=self.agent,
+            status=self.status,
+        )
+
     def metadata(self) -> dict[str, Any]:
         """Everything but the messages, JSON-ready."""
         return {
@@ -66,30 +78,12 @@ class InMemorySessionStore:
 
     def save(self, session: Session) -> None:
         """Keep a snapshot, so later changes to ``session`` do not leak in."""
-        self._sessions[session.id] = Session(
-            id=session.id,
-            parent_session_id=session.parent_session_id,
-            messages=list(session.messages),
-            title=session.title,
-            root_session_id=session.root_session_id,
-            agent=session.agent,
-            status=session.status,
-        )
+        self._sessions[session.id] = session.copy()
 
     def load(self, session_id: str) -> Session | None:
         """A copy of the stored session, or None."""
         stored = self._sessions.get(session_id)
-        if stored is None:
-            return None
-        return Session(
-            id=stored.id,
-            parent_session_id=stored.parent_session_id,
-            messages=list(stored.messages),
-            title=stored.title,
-            root_session_id=stored.root_session_id,
-            agent=stored.agent,
-            status=stored.status,
-        )
+        return None if stored is None else stored.copy()
 
     def ids(self) -> list[str]:
         """Ids in the order first saved."""

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
 
 from handoff_sim._durations import parse_duration
-from handoff_sim.events import EVENT_TYPES
+from handoff_sim.events import EVENT_TYPES, EventType, HandoffReason, HandoffStatus
 
 __all__ = [
     "EVENT_PATTERN_JSON_SCHEMA",
@@ -44,20 +44,9 @@ class Regex(_Strict):
 
 
 TextExpect = str | Regex
-HandoffStatusName = Literal["completed", "failed", "denied", "fallback", "unavailable", "cancelled"]
-HandoffReasonName = Literal["not_allowed", "denied_tool", "max_depth", "timeout", "error"]
-EventTypeName = Literal[
-    "run_start",
-    "run_end",
-    "model_request",
-    "model_response",
-    "tool_start",
-    "tool_end",
-    "handoff_start",
-    "handoff_attempt_start",
-    "handoff_attempt_end",
-    "handoff_end",
-]
+HandoffStatusName = HandoffStatus
+HandoffReasonName = HandoffReason
+EventTypeName = EventType
 
 
 class ErrorExpect(_Strict):
