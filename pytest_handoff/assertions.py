@@ -9,10 +9,21 @@ sub-agent, tool), what it did and what was expected instead.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
+
+from pytest_handoff._diff import trace_diff_lines
+from pytest_handoff._records import (
+    HandoffAssertionError,
+    _fail,
+    _label,
+    _listing,
+    _outcome,
+    _select,
+    _short,
+    _trace,
+)
 
 if TYPE_CHECKING:
     from handoff_sim import Agent, DuplicateToolNameError, HandoffRecord, SubAgent, Trace
@@ -34,72 +45,6 @@ __all__ = [
 ]
 
 DENIAL_REASONS = ("not_allowed", "denied_tool", "max_depth")
-
-
-class HandoffAssertionError(AssertionError):
-    """A handoff assertion helper found the trace (or construction) not as expected."""
-
-
-def _fail(message: str) -> NoReturn:
-    __tracebackhide__ = True
-    raise HandoffAssertionError(message)
-
-
-def _trace(source: object, helper: str) -> Trace:
-    from handoff_sim import Trace
-
-    if isinstance(source, Trace):
-        return source
-    trace = getattr(source, "trace", None)
-    if isinstance(trace, Trace):
-        return trace
-    raise TypeError(
-        f"{helper}() takes a Trace or an object with a .trace (RunResult, ScenarioResult, "
-        f"Simulation), got {type(source).__name__}"
-    )
-
-
-def _label(r: HandoffRecord) -> str:
-    return f"{r.handoff_id} ({r.agent} → {r.subagent} via {r.tool})"
-
-
-def _outcome(r: HandoffRecord) -> str:
-    text = f"ended status={r.status}"
-    if r.reason:
-        text += f" reason={r.reason}"
-    text += f" attempts={r.attempts} at depth {r.depth}"
-    if r.error:
-        text += f" ({r.error})"
-    return text
-
-
-def _listing(records: Sequence[HandoffRecord]) -> str:
-    if not records:
-        return "\n  (no handoffs in the trace)"
-    return "".join(f"\n  - {_label(r)} {_outcome(r)}" for r in records)
-
-
-def _select(
-    trace: Trace, tool: str | None, handoff_id: str | None, helper: str
-) -> list[HandoffRecord]:
-    __tracebackhide__ = True
-    every = trace.handoffs()
-    chosen = [
-        r
-        for r in every
-        if (tool is None or r.tool == tool) and (handoff_id is None or r.handoff_id == handoff_id)
-    ]
-    if not chosen:
-        wanted = " and ".join(
-            part
-            for part in (
-                f"via {tool}" if tool else "",
-                f"with id {handoff_id}" if handoff_id else "",
-            )
-            if part
-        )
-        _fail(f"{helper}: no handoff {wanted or 'at all'} in the trace; handoffs:{_listing(every)}")
-    return chosen
 
 
 def assert_denied(
@@ -325,18 +270,6 @@ def _unavailable_problem(r: HandoffRecord, result: str | None, why: str | None) 
     return None
 
 
-def _short(value: object, limit: int = 60) -> str:
-    """A deterministic, bounded repr: no memory addresses, long reprs cut."""
-    if isinstance(value, list | tuple):
-        items = [_short(v, 40) for v in value[:4]] + (["…"] if len(value) > 4 else [])
-        inner = ", ".join(items)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
-    text = repr(value)
-    if " at 0x" in text:
-        text = f"<{type(value).__name__}>"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 def _call_text(build: Callable[..., object], args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     parts = [_short(a) for a in args] + [f"{k}={_short(v)}" for k, v in kwargs.items()]
     name = getattr(build, "__qualname__", None) or _short(build)
@@ -529,26 +462,3 @@ def assert_ran_in_parallel(source: object, *selectors: str) -> list[HandoffRecor
         + "\n  - ".join(lines)
         + hint
     )
-
-
-def trace_diff_lines(left: Trace, right: Trace, *, verbose: int = 0) -> list[str]:
-    """Explain ``left == right`` failing for two traces: the first difference, then a diff."""
-    old, new = left.render().splitlines(), right.render().splitlines()
-    first = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
-    if first is None:
-        first = min(len(old), len(new))
-    lines = [
-        f"Trace({len(left)} events) == Trace({len(right)} events): "
-        f"first difference at event {first + 1}",
-        f"left:  {old[first] if first < len(old) else '(no more events)'}",
-        f"right: {new[first] if first < len(new) else '(no more events)'}",
-        "",
-    ]
-    context = 1 if verbose <= 0 else max(len(old), len(new))
-    lines += list(difflib.unified_diff(old, new, "left", "right", n=context, lineterm=""))
-    if verbose > 0:
-        tree_old, tree_new = left.render_tree().splitlines(), right.render_tree().splitlines()
-        if tree_old != tree_new:
-            lines += ["", "handoff trees:"]
-            lines += list(difflib.unified_diff(tree_old, tree_new, "left", "right", lineterm=""))
-    return lines

@@ -280,7 +280,7 @@ def test_t4_helper_failure_reads_cleanly_in_a_test_report(pytester: pytest.Pytes
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "E * pytest_handoff.assertions.HandoffAssertionError: expected handoff via "
+            "E * pytest_handoff.HandoffAssertionError: expected handoff via "
             "subagent_reviewer to be denied, but no handoff was denied:",
             "E *  - handoff:c1 (manager → reviewer via subagent_reviewer) ended "
             "status=completed attempts=1 at depth 1",
