@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 from typing import Any
 
@@ -12,10 +13,10 @@ from hypothesis import strategies as st
 
 from handoff_sim import Agent, HandoffPolicy, normalize_tool_name
 from handoff_sim import strategies as hs
-from handoff_sim._hypothesis_plugin import _hypothesis_setup_hook
 from handoff_sim.fuzzing import ADVERSARIAL_KNOBS
 from handoff_sim.scenarios import ScenarioSpec
 from handoff_sim.testing import ScriptedModel
+from pytest_handoff._hypothesis import _hypothesis_setup_hook
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -118,3 +119,24 @@ def test_t6_scenarios_reject_unknown_model_kinds() -> None:
 def test_hypothesis_hook_is_harmless_when_imports_fail(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "handoff_sim.strategies", None)
     assert _hypothesis_setup_hook() is None
+    assert st.from_type(HandoffPolicy) is not None
+
+
+@pytest.mark.parametrize(
+    "first", ["import handoff_sim, hypothesis", "import hypothesis, handoff_sim"]
+)
+def test_t6_from_type_works_whichever_package_is_imported_first(first: str) -> None:
+    code = (
+        f"{first}\n"
+        "from hypothesis import strategies as st\n"
+        "from handoff_sim import HandoffPolicy\n"
+        "from handoff_sim.strategies import policies\n"
+        "assert repr(st.from_type(HandoffPolicy)) != repr(st.builds(HandoffPolicy))\n"
+        "assert isinstance(st.from_type(HandoffPolicy).example(), HandoffPolicy)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_importing_hypothesis_does_not_import_the_runtime() -> None:
+    code = "import sys, hypothesis; assert 'handoff_sim' not in sys.modules, 'runtime imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)

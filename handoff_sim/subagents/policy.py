@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Any
@@ -95,3 +96,9 @@ def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
         message = err["msg"].removeprefix("Value error, ")
         parts.append(f"HandoffPolicy.{field}: {message} (got {value!r})")
     return "; ".join(parts)
+
+
+if "hypothesis" in sys.modules:  # hypothesis loaded first: its entry point could not register
+    from handoff_sim._hypothesis_plugin import register_policy_strategy
+
+    register_policy_strategy()
