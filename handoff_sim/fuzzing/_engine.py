@@ -12,6 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.errors import Flaky
 
 from handoff_sim.fuzzing._case import FAULTS, CaseResult, check_case
 from handoff_sim.fuzzing._repro import FuzzFailure
@@ -130,7 +131,11 @@ def search(
         hypothesis_seed(seed)(body)()
     except FuzzFailure as failure:
         return failure
-    except StopShrinking:
+    except (StopShrinking, Flaky):
+        # The shrink budget is state outside hypothesis: once it runs out, a replay
+        # can end differently and hypothesis calls that flaky. The failure stands.
+        if shrink.best is None:
+            raise
         return shrink.best
     return None
 
