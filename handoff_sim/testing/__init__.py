@@ -1,5 +1,6 @@
 """Offline fake model clients for tests: strict, deterministic, no network."""
 
+from handoff_sim.errors import ScriptAssertionError, ScriptExhaustedError, UnconsumedStepsError
 from handoff_sim.testing._steps import SimulatedModelError
 from handoff_sim.testing.adversarial import (
     AdversarialModel,
@@ -15,6 +16,9 @@ __all__ = [
     "AdversarialTimeoutError",
     "Behaviour",
     "FunctionModel",
+    "ScriptAssertionError",
+    "ScriptExhaustedError",
     "ScriptedModel",
     "SimulatedModelError",
+    "UnconsumedStepsError",
 ]
