@@ -13,6 +13,7 @@ from handoff_sim.scenarios._build import (
     build_models,
     build_type_models,
 )
+from handoff_sim.scenarios._schema import CustomModelSpec, ScenarioSpec
 from handoff_sim.sessions import InMemorySessionStore, Session
 from handoff_sim.simulation import Simulation
 from handoff_sim.trace import Trace
@@ -78,7 +79,10 @@ class DefaultRuntime:
             return ScenarioRun(Trace(), [], exc, 0.0, [], {})
         outputs: list[str | None] = []
         error: BaseException | None = None
-        with Simulation(seed=scenario.seed, observers=tuple(observers)) as sim:
+        wall_clock = _may_read_wall_clock(spec)
+        with Simulation(
+            seed=scenario.seed, observers=tuple(observers), wall_clock=wall_clock
+        ) as sim:
             session: str | None = None
             try:
                 for turn in spec.turns():
@@ -92,3 +96,14 @@ class DefaultRuntime:
             return ScenarioRun(
                 sim.trace, outputs, error, elapsed, saved, dict(context.tool_runs or {})
             )
+
+
+def _may_read_wall_clock(spec: ScenarioSpec) -> bool:
+    """Whether code that could read ``time.time()`` runs: only a plugin's model kind can.
+
+    Scripted and adversarial models and fake tools never read the wall clock, so a
+    plain scenario skips freezegun, which costs milliseconds per run (docs/virtual-time.md).
+    """
+    models = [agent.model for agent in spec.agents.values()]
+    models += [t.model for t in spec.agent_types.values() if t.model is not None]
+    return any(isinstance(model, CustomModelSpec) for model in models)
