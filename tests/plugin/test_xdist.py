@@ -58,3 +58,33 @@ def test_t1_everything_works_under_xdist(pytester: pytest.Pytester, write_scenar
     ):
         result.stdout.fnmatch_lines([pattern])
     assert "Traceback" not in result.stdout.str()
+
+
+def test_t1_selection_and_last_failed_work_under_xdist(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    write_scenario("review.yaml", PASSING)
+    write_scenario("retry.yaml", MATRIX)
+    write_scenario("wrong.yaml", FAILING)
+
+    by_keyword = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "-k", "retry")
+    by_keyword.assert_outcomes(passed=2)
+    by_marker = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "-m", "smoke")
+    by_marker.assert_outcomes(passed=1)
+
+    run(pytester, "xdist", "--handoff-scenarios", "scenarios").assert_outcomes(passed=3, failed=1)
+    again = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "--lf", "-v")
+    again.assert_outcomes(failed=1)
+    again.stdout.fnmatch_lines(["*FAILED scenarios/wrong.yaml::wrong-expectations*"])
+
+
+def test_t3_snapshots_are_created_under_xdist(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    write_scenario("snap.yaml", SNAPSHOT_SCENARIO)
+    created = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "--snapshot-update")
+    created.assert_outcomes(passed=1)
+    stored = list(pytester.path.rglob("*.trace.txt"))
+    assert len(stored) == 1
+    assert "handoff_start" in stored[0].read_text(encoding="utf-8")
+    run(pytester, "xdist", "--handoff-scenarios", "scenarios").assert_outcomes(passed=1)
