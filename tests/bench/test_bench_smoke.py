@@ -1,0 +1,128 @@
+"""Smoke test of the benchmark scripts in bench/ (SPEC §11): each runs with tiny sizes.
+
+No peers and no timed assertions: the bars are measured by the scripts, never by tests.
+These check that every script runs, verifies its workload and prints well-formed output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def run_script(name: str, *args: str, cwd: Path | None = None) -> list[dict[str, Any]]:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / name), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(x) for x in proc.stdout.splitlines() if x.startswith("{")]
+
+
+@pytest.fixture(scope="module")
+def delegation_records() -> list[dict[str, Any]]:
+    return run_script(
+        "delegation.py",
+        "--sequential",
+        "3",
+        "--parallel",
+        "4",
+        "--repeats",
+        "1",
+        "--no-tracemalloc",
+        "--in-process",
+    )
+
+
+def test_delegation_measures_every_mode_and_workload(
+    delegation_records: list[dict[str, Any]],
+) -> None:
+    seen = {(r["workload"], r["n"], r["mode"]) for r in delegation_records}
+    modes = ("realtime", "simulate", "simulate+wallclock")
+    assert seen == {(w, n, m) for w, n in (("sequential", 3), ("parallel", 4)) for m in modes}
+    for r in delegation_records:
+        assert r["framework"] == "handoff-sim"
+        assert r["microseconds_per_handoff"] > 0
+        assert r["peak_rss_mb"] > 0
+        assert r["child_invocations"] == r["n"]
+        # sequential: run, 2 model events per parent turn, 6 handoff/tool events + child run
+        assert r["events_per_run"] > 6 * r["n"]
+
+
+@pytest.fixture(scope="module")
+def virtual_time_records() -> list[dict[str, Any]]:
+    return run_script("virtual_time.py", "--repeats", "1", "--in-process")
+
+
+def test_report_writes_markdown_and_a_wellformed_svg(
+    delegation_records: list[dict[str, Any]],
+    virtual_time_records: list[dict[str, Any]],
+    tmp_path: Path,
+) -> None:
+    out, docs = tmp_path / "out", tmp_path / "docs"
+    out.mkdir()
+    docs.mkdir()
+    lines = "\n".join(json.dumps(r) for r in delegation_records)
+    (out / "delegation.jsonl").write_text(lines + "\n")
+    (out / "virtual_time.jsonl").write_text(
+        "\n".join(json.dumps(r) for r in virtual_time_records) + "\n"
+    )
+    run_script("report.py", "--out", str(out), "--docs", str(docs))
+    text = (docs / "benchmarks.md").read_text()
+    assert "## The bars (SPEC §11)" in text
+    assert "| sequential | 3 |" in text
+    root = ET.parse(docs / "benchmarks.svg").getroot()
+    assert root.tag.endswith("svg")
+    assert any(el.tag.endswith("polyline") for el in root.iter())
+
+
+def test_virtual_time_reports_every_scenario_in_each_clock_mode(
+    virtual_time_records: list[dict[str, Any]],
+) -> None:
+    got = {(r["scenario"], r["wall_clock"]): r for r in virtual_time_records}
+    simulated = {(s, c) for s in ("timeout-30s-x3", "ten-hours") for c in (False, True)}
+    assert set(got) == simulated | {("scenario-file-30s-x3", False)}
+    assert got[("timeout-30s-x3", False)]["virtual_seconds"] == 90.0
+    assert got[("ten-hours", True)]["virtual_seconds"] == 36_000.0
+    assert got[("scenario-file-30s-x3", False)]["virtual_seconds"] == 90.0
+
+
+def test_profile_prints_the_top_costs() -> None:
+    (record,) = run_script("profile_delegation.py", "--n", "3", "--runs", "1", "--top", "5")
+    assert record["benchmark"] == "profile"
+    assert len(record["top"]) == 5
+
+
+def test_plugin_startup_measures_or_says_why_not() -> None:
+    records = run_script("plugin_startup.py", "--runs", "1", "--import-runs", "0", "--no-warmup")
+    if records[0].get("status") == "skipped":
+        assert "pytest_handoff.plugin" in records[0]["reason"]
+    else:
+        (record,) = records
+        assert record["benchmark"] == "plugin_startup"
+        assert record["installed_ms"] > 0
+        assert record["not_installed_ms"] > 0
+
+
+def test_scenario_suite_measures_or_says_why_not() -> None:
+    records = run_script(
+        "scenario_suite.py", "--files", "3", "--repeats", "1", "--no-xdist", "--no-bundled"
+    )
+    if records[0].get("status") == "skipped":
+        assert records[0]["missing"]
+    else:
+        generated = [r for r in records if r["suite"].endswith("generated files")]
+        assert generated[0]["items"] == 3
+        assert generated[0]["outcomes"] == {"passed": 3}
