@@ -14,10 +14,17 @@ def _blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
 
 
-@pytest.mark.parametrize("source", _blocks("python"))
-def test_readme_python_example_runs(source: str, capsys: pytest.CaptureFixture[str]) -> None:
-    exec(compile(source, str(README), "exec"), {})
+def test_readme_first_example_runs_and_prints_the_trace(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    exec(compile(_blocks("python")[0], str(README), "exec"), {})
     assert "handoff_start" in capsys.readouterr().out
+
+
+def test_readme_test_example_passes_under_the_plugin(pytester: pytest.Pytester) -> None:
+    [example] = [b for b in _blocks("python") if "def test_" in b]
+    pytester.makepyfile(test_example=example)
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
 @pytest.mark.parametrize("source", _blocks("yaml"))
