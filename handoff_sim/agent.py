@@ -20,6 +20,7 @@ from handoff_sim.errors import (
     DuplicateToolNameError,
     InvalidNameError,
     ReservedPrefixError,
+    RunError,
 )
 from handoff_sim.messages import Message, ToolSpec
 from handoff_sim.models import ModelClient
@@ -128,6 +129,7 @@ class Agent:
         observers: Sequence[object] = (),
     ) -> RunResult:
         """Run in real time on a fresh event loop (sync wrapper of :meth:`arun`)."""
+        _refuse_inside_running_loop("Agent.run()", "await agent.arun(...)")
         return asyncio.run(self.arun(user_input, session=session, observers=observers))
 
     async def arun(
@@ -182,3 +184,12 @@ class Agent:
         with use_frame(frame):
             state = await run_loop(self, user_input, env, frame, parent.run_id)
         return state.output, state.steps
+
+
+def _refuse_inside_running_loop(what: str, instead: str) -> None:
+    """A sync entry point cannot start a loop inside a running one; say what to do instead."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RunError(f"{what} cannot run inside a running event loop; use {instead} instead")

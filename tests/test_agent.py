@@ -18,7 +18,7 @@ from handoff_sim import (
     Tool,
     simulate,
 )
-from handoff_sim.errors import InvalidNameError
+from handoff_sim.errors import InvalidNameError, RunError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 from handoff_sim.testing import ScriptedModel, SimulatedModelError
 from tests._helpers import call, delegate, leaf, run_raising, tool_results, turn
@@ -226,3 +226,23 @@ def test_r4_a_leaf_agent_has_no_tools_offered() -> None:
     simulate(child, "go")
     assert isinstance(child.model, ScriptedModel)
     assert child.model.requests[0].tools == ()
+
+
+def test_r4_sync_run_inside_a_running_loop_says_to_await_arun() -> None:
+    agent = Agent("solo", ScriptedModel(["hi"]))
+
+    async def main() -> None:
+        with pytest.raises(RunError, match=r"use await agent\.arun\(\.\.\.\) instead"):
+            agent.run("go")
+
+    asyncio.run(main())
+
+
+def test_v1_simulate_inside_a_running_loop_is_a_clear_error() -> None:
+    agent = Agent("solo", ScriptedModel(["hi"]))
+
+    async def main() -> None:
+        with pytest.raises(RunError, match="cannot run inside a running event loop"):
+            simulate(agent, "go")
+
+    asyncio.run(main())

@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from handoff_sim._context import RunEnvironment, use_environment
-from handoff_sim.errors import VirtualTimeError
+from handoff_sim.errors import RunError, VirtualTimeError
 from handoff_sim.simulation._loop import VirtualTimeLoop
 from handoff_sim.trace import Trace
 
@@ -79,6 +79,9 @@ class Simulation:
         loop = self._loop
         if loop.is_closed():
             return
+        if asyncio._get_running_loop() is not None:  # only reachable after a refused run
+            loop.close()
+            return
         try:
             pending = sorted(asyncio.all_tasks(loop), key=_creation_order)
             for task in pending:
@@ -111,6 +114,7 @@ class Simulation:
 
     def run_coroutine(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run any coroutine inside this simulation (its clock, ids and observers)."""
+        self._refuse(coro)
 
         async def main() -> T:
             self._main_task = asyncio.current_task()
@@ -130,9 +134,21 @@ class Simulation:
             finally:
                 self._loop.on_advance = None
 
-    def _run_main(self, coro: Coroutine[Any, Any, T]) -> T:
+    def _refuse(self, coro: Coroutine[Any, Any, T]) -> None:
+        problem = None
         if self._loop.is_closed():
-            raise RuntimeError("this Simulation is closed")
+            problem = "this Simulation is closed"
+        elif asyncio._get_running_loop() is not None:
+            problem = (
+                "simulate() and Simulation.run() drive their own virtual-time loop and cannot "
+                "run inside a running event loop; call them from synchronous code (a plain "
+                "test function)"
+            )
+        if problem is not None:
+            coro.close()
+            raise RunError(problem)
+
+    def _run_main(self, coro: Coroutine[Any, Any, T]) -> T:
         task = self._loop.create_task(coro, context=self._context)
         try:
             return self._loop.run_until_complete(task)
