@@ -50,8 +50,6 @@ def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tup
 
 def _arguments_problem(call: ToolCall) -> str | None:
     text = call.arguments
-    if not text.strip():
-        return f"{call.name} arguments are required"
     try:
         value = json.loads(text)
     except ValueError:

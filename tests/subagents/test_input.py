@@ -79,13 +79,13 @@ def test_s4_non_object_arguments_are_rejected_before_any_executor(raw: str) -> N
 
 
 def test_s4_blank_arguments_are_rejected_naming_the_tool_without_handoff_events() -> None:
-    """SPEC leaves blank arguments open; the runtime keeps AI4J's ``arguments are required``."""
+    """Blank is not a JSON object: the same refusal as any non-object (S4, R3)."""
     child = leaf("child")
     parent = parent_of([SubAgent("child", agent=child)], turn(call("subagent_child", "  ")))
     result = simulate(parent, "go")
     [message] = tool_results(result.messages)
     assert message.is_error
-    assert message.content.startswith("subagent_child arguments ")
+    assert message.content == "subagent_child arguments must be a JSON object"
     assert starts(result.trace) == []
     assert ends(result.trace) == []
 
