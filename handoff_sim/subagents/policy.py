@@ -88,12 +88,29 @@ class HandoffPolicy(BaseModel):
         return None
 
 
+_BOUNDS = {
+    "greater_than_equal": ">=",
+    "greater_than": ">",
+    "less_than_equal": "<=",
+    "less_than": "<",
+}
+
+
 def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
+    """``HandoffPolicy.max_retries: must be >= 0 (got -1)``: field, rule and value."""
     parts = []
-    for err in exc.errors():
+    for err in exc.errors(include_url=False):
         field = ".".join(str(p) for p in err["loc"]) or "policy"
         value = data.get(str(err["loc"][0])) if err["loc"] else None
-        message = err["msg"].removeprefix("Value error, ")
+        bound = _BOUNDS.get(err["type"])
+        context = err.get("ctx") or {}
+        if bound is not None and context:
+            limit = next(iter(context.values()))
+            if isinstance(limit, float) and limit.is_integer():
+                limit = int(limit)
+            message = f"must be {bound} {limit}"
+        else:
+            message = err["msg"].removeprefix("Value error, ")
         parts.append(f"HandoffPolicy.{field}: {message} (got {value!r})")
     return "; ".join(parts)
 
