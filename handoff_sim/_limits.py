@@ -1,0 +1,48 @@
+"""Upper bounds on every number a user or a file can give, and the default run budget.
+
+A bound keeps one typo (``max_retries: 1000000000``) from running for minutes and eating
+the machine: values above it are refused where they are given, with the bound in the
+message. The budget ends any run in bounded work, even one no bound catches (a cycle of
+sub-agents wired in Python with an unlimited depth).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_MAX_HANDOFFS",
+    "DEFAULT_MAX_MODEL_CALLS",
+    "MAX_FAN_OUT",
+    "MAX_NESTING",
+    "MAX_OVERSIZED_BYTES",
+    "MAX_RETRIES",
+    "MAX_SECONDS",
+    "MAX_STEPS",
+    "MAX_TURNS",
+]
+
+MAX_RETRIES = 100
+"""``HandoffPolicy.max_retries``: at most 101 attempts per handoff."""
+
+MAX_STEPS = 10_000
+"""``Agent.max_steps``: model calls in one agent run."""
+
+MAX_TURNS = 10_000
+"""Adversarial ``max_turns``, and the turns of one scenario run."""
+
+MAX_FAN_OUT = 10_000
+"""Adversarial ``fan_out``: tool calls the model asks for in one turn."""
+
+MAX_OVERSIZED_BYTES = 10_000_000
+"""Adversarial ``oversized_bytes``: 10 MB of arguments in one call."""
+
+MAX_SECONDS = 366 * 24 * 3600.0
+"""Any latency or timeout: one (virtual) year."""
+
+MAX_NESTING = 200
+"""Agent runs nested inside one another (handoff inside handoff) in one run."""
+
+DEFAULT_MAX_MODEL_CALLS = 100_000
+"""Model calls across one top-level run or one Simulation, unless given otherwise."""
+
+DEFAULT_MAX_HANDOFFS = 100_000
+"""Handoffs across one top-level run or one Simulation, unless given otherwise."""
