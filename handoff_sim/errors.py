@@ -7,6 +7,7 @@ HandoffSimError
 │   ├── ReservedPrefixError                 plain tool named ``subagent_*``
 │   └── PolicyError                         invalid HandoffPolicy value
 ├── RunError                               raised out of a run: the run stopped
+│   ├── BudgetExceededError                 the run budget (model calls, handoffs, nesting) ran out
 │   ├── HandoffDeniedError                  policy denial under FailureAction.FAIL
 │   ├── MaxStepsExceededError               the ReAct loop ran out of steps
 │   └── VirtualTimeError                    a simulated run cannot go on
@@ -15,6 +16,7 @@ HandoffSimError
 ├── ScriptError                            a fake model was used wrongly
 │   ├── ScriptExhaustedError                asked for more steps than scripted
 │   ├── ScriptAssertionError                a step's expectation on the request failed
+│   ├── FunctionModelError                  a FunctionModel function gave no answer
 │   └── UnconsumedStepsError                assert_complete() found steps left
 HandoffTimeoutError (TimeoutError)         an attempt timed out; the model sees it
 UnknownToolError (LookupError)             a tool executor does not serve a name
@@ -23,8 +25,10 @@ UnknownToolError (LookupError)             a tool executor does not serve a name
 from __future__ import annotations
 
 __all__ = [
+    "BudgetExceededError",
     "ConfigurationError",
     "DuplicateToolNameError",
+    "FunctionModelError",
     "HandoffDeniedError",
     "HandoffSimError",
     "HandoffTimeoutError",
@@ -58,11 +62,17 @@ class InvalidNameError(ConfigurationError):
 
 
 class DuplicateToolNameError(ConfigurationError):
-    """Two tools (plain or sub-agent) of one agent resolve to the same name."""
+    """Two tools (plain or sub-agent) of one agent resolve to the same name.
 
-    def __init__(self, name: str) -> None:
-        super().__init__(f"duplicate subagent tool name: {name}")
+    ``subagent`` says whether a sub-agent tool is one of them; the message reads
+    ``duplicate subagent tool name: <name>`` then, else ``duplicate tool name: <name>``.
+    """
+
+    def __init__(self, name: str, *, subagent: bool = True) -> None:
+        kind = "subagent tool" if subagent else "tool"
+        super().__init__(f"duplicate {kind} name: {name}")
         self.name = name
+        self.subagent = subagent
 
 
 class ReservedPrefixError(ConfigurationError):
@@ -82,6 +92,19 @@ class PolicyError(ConfigurationError):
 
 class RunError(HandoffSimError):
     """A run stopped with an error the caller must handle."""
+
+
+class BudgetExceededError(RunError):
+    """A run used up its budget: model calls, handoffs, or agent runs nested in one another.
+
+    ``resource`` is ``"model_calls"``, ``"handoffs"`` or ``"nesting"``; ``limit`` is the
+    cap that was reached. It is never retried and never becomes a tool result.
+    """
+
+    def __init__(self, resource: str, limit: int, message: str) -> None:
+        super().__init__(message)
+        self.resource = resource
+        self.limit = limit
 
 
 class HandoffDeniedError(RunError):
@@ -134,6 +157,10 @@ class ScriptExhaustedError(ScriptError):
 
 class ScriptAssertionError(ScriptError, AssertionError):
     """A script step's expectation about the request it received did not hold."""
+
+
+class FunctionModelError(ScriptError):
+    """A FunctionModel's function returned something that is not a model answer."""
 
 
 class UnconsumedStepsError(ScriptError, AssertionError):
