@@ -70,8 +70,26 @@ def denied_message(tool_name: str) -> str:
 
 @dataclass(slots=True)
 class _Round:
+    """One turn's question to the policy, shared by the calls of that turn."""
+
     call_ids: frozenset[str]
     decisions: asyncio.Future[Decisions]
+    waiters: int = 0
+
+    async def wait(self) -> Decisions:
+        """The policy's answer; the last waiter to be cancelled cancels the question too.
+
+        The answer is shielded so one cancelled call does not take it from the
+        others of its turn, but once no call waits for it, an async policy still
+        running is cancelled and awaited, so no task outlives the run.
+        """
+        self.waiters += 1
+        try:
+            return await asyncio.shield(self.decisions)
+        finally:
+            self.waiters -= 1
+            if self.waiters == 0 and not self.decisions.done():
+                await _cancel_and_wait(self.decisions)
 
 
 class ConfirmationGate:
@@ -112,9 +130,9 @@ class ConfirmationGate:
         frame = current_frame()
         key = frame.run_id if frame is not None else ""
         found = self._rounds.get(key)
-        if found is None or call.id not in found.call_ids:
+        if found is None or call.id not in found.call_ids or found.decisions.cancelled():
             found = self._rounds[key] = self._ask(_round_of(call, frame))
-        decisions = await asyncio.shield(found.decisions)
+        decisions = await found.wait()
         return decisions.get(call.id) is True
 
     def _ask(self, calls: Sequence[ToolCall]) -> _Round:
@@ -134,6 +152,14 @@ class ConfirmationGate:
         else:
             future.set_result(_check(answer))
         return _Round(frozenset(r.call_id for r in requests), future)
+
+
+async def _cancel_and_wait(decisions: asyncio.Future[Decisions]) -> None:
+    """Cancel an unanswered question and wait until the policy has stopped."""
+    decisions.cancel()
+    await asyncio.wait((decisions,))
+    if not decisions.cancelled():
+        decisions.exception()  # an answer nobody waits for any more: retrieved, not logged
 
 
 async def _checked(answer: Awaitable[Decisions]) -> Decisions:

@@ -3,20 +3,31 @@
 The front matter holds ``name``, ``description``, ``allowed_tools`` and
 ``model``; the body is the system prompt. A malformed file is reported (in the
 returned problems and as a warning) and skipped; the other files still load.
+Whatever a file holds (binary bytes, invalid UTF-8, front matter nested
+thousands deep, megabytes of text) or whatever it is (a directory, a FIFO, a
+dangling link), it is one problem naming the file, never a crash.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import stat
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from handoff_sim.errors import ConfigurationError
 
+if TYPE_CHECKING:
+    import yaml
+
 __all__ = [
+    "MAX_DEFINITION_BYTES",
+    "MAX_FRONT_MATTER_DEPTH",
     "AgentDefinition",
     "AgentDefinitionError",
     "AgentDefinitionWarning",
@@ -26,6 +37,14 @@ __all__ = [
     "parse_agent_definition",
 ]
 
+MAX_DEFINITION_BYTES = 1_000_000
+"""A definition file larger than this (1 MB) is skipped unread: a prompt, not a data file."""
+
+MAX_FRONT_MATTER_DEPTH = 50
+"""Front matter nested deeper than this is refused before the YAML parser recurses."""
+
+_DEEP_FLOW = re.compile(rf"[\[{{](?:[\s,]*[\[{{]){{{MAX_FRONT_MATTER_DEPTH}}}")
+"""More opening brackets in a row than the depth bound: refused without parsing."""
 _KEYS = {"name", "description", "allowed_tools", "allowedTools", "model"}
 
 
@@ -71,6 +90,10 @@ class DefinitionLoad(NamedTuple):
 
 def parse_agent_definition(text: str, source: Path | str = "<string>") -> AgentDefinition:
     """One definition from Markdown text; AgentDefinitionError naming ``source`` otherwise."""
+    if "\0" in text:
+        raise AgentDefinitionError(
+            f"Agent definition file holds a NUL byte (not a text file): {source}", source
+        )
     text = text.removeprefix("\ufeff").replace("\r\n", "\n")
     if not text.startswith("---\n"):
         raise AgentDefinitionError(
@@ -104,12 +127,7 @@ def _front_matter(raw: str, source: Path | str) -> dict[str, Any]:
             f"Agent definition file has invalid frontmatter: {source}: {problem}", source
         )
 
-    import yaml  # only loaders need it; keeps `import handoff_sim` light
-
-    try:
-        data = yaml.safe_load(raw)
-    except yaml.YAMLError as exc:
-        raise bad(f"not valid YAML ({str(exc).splitlines()[0]})") from None
+    data = _parse_yaml(raw, bad)
     if not isinstance(data, Mapping):
         raise bad("expected a mapping of keys")
     unknown = sorted(str(k) for k in data if k not in _KEYS)
@@ -134,16 +152,80 @@ def _front_matter(raw: str, source: Path | str) -> dict[str, Any]:
     return out
 
 
+def _parse_yaml(raw: str, bad: Callable[[str], AgentDefinitionError]) -> Any:
+    """The front matter's data; ``bad(problem)`` for anything a parser refuses or chokes on."""
+    import yaml  # only loaders need it; keeps `import handoff_sim` light
+
+    deep = _DEEP_FLOW.search(raw)  # the parser would scan ahead ~1 s before refusing it
+    if deep is not None:
+        line = raw.count("\n", 0, deep.start()) + 2  # after the '---' line
+        raise bad(
+            f"not valid YAML at line {line} (nested deeper than {MAX_FRONT_MATTER_DEPTH} levels)"
+        )
+    try:
+        return yaml.load(raw, Loader=_shallow_loader())  # a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f" at line {mark.line + 2}" if mark is not None else ""  # after the '---' line
+        problem = exc.problem or exc.context or "unknown problem"
+        raise bad(f"not valid YAML{where} ({problem})") from None
+    except yaml.YAMLError as exc:
+        raise bad(f"not valid YAML ({str(exc).splitlines()[0]})") from None
+    except (RecursionError, ValueError) as exc:  # a huge integer, or recursion all the same
+        reason = str(exc).splitlines()[0].split(";")[0]
+        raise bad(f"not usable YAML ({type(exc).__name__}: {reason})") from None
+
+
+@cache
+def _shallow_loader() -> type[yaml.SafeLoader]:
+    """A SafeLoader that refuses nodes nested deeper than MAX_FRONT_MATTER_DEPTH."""
+    import yaml
+    from yaml.composer import ComposerError
+
+    class ShallowLoader(yaml.SafeLoader):
+        depth = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self.depth += 1
+            try:
+                if self.depth > MAX_FRONT_MATTER_DEPTH:
+                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                    problem = f"nested deeper than {MAX_FRONT_MATTER_DEPTH} levels"
+                    raise ComposerError(None, None, problem, mark)
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
+
+    return ShallowLoader
+
+
 def load_agent_definition(path: str | os.PathLike[str]) -> AgentDefinition:
     """Parse one definition file; AgentDefinitionError if it cannot be used."""
     file = Path(path)
+    return parse_agent_definition(_read(file), file)
+
+
+def _read(file: Path) -> str:
+    """The text of a regular UTF-8 file of at most MAX_DEFINITION_BYTES."""
+
+    def unusable(problem: str) -> AgentDefinitionError:
+        return AgentDefinitionError(f"Agent definition file {problem}: {file}", file)
+
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise AgentDefinitionError(
-            f"Agent definition file cannot be read: {file}: {exc}", file
-        ) from None
-    return parse_agent_definition(text, file)
+        mode = file.stat().st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a special file"
+            raise unusable(f"is not a regular file ({kind})")
+        with file.open("rb") as handle:
+            data = handle.read(MAX_DEFINITION_BYTES + 1)
+    except OSError as exc:
+        raise unusable(f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > MAX_DEFINITION_BYTES:
+        raise unusable(f"is larger than {MAX_DEFINITION_BYTES} bytes")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise unusable(f"is not valid UTF-8 (byte offset {exc.start})") from None
 
 
 def load_agent_definitions(
@@ -160,9 +242,15 @@ def load_agent_definitions(
         return DefinitionLoad([], [])
     if not folder.is_dir():
         raise ConfigurationError(f"Not a directory: {folder}")
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".md"))
+    except OSError as exc:
+        raise ConfigurationError(
+            f"Cannot list agent definition folder {folder}: {exc.strerror or exc}"
+        ) from None
     found: dict[str, AgentDefinition] = {}
     problems: list[AgentDefinitionError] = []
-    for file in sorted(p for p in folder.glob("*.md") if p.is_file()):
+    for file in (folder / n for n in names):
         try:
             definition = load_agent_definition(file)
             first = found.get(definition.name)
