@@ -18,6 +18,8 @@ __all__ = [
     "MAX_SECONDS",
     "MAX_STEPS",
     "MAX_TURNS",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
 ]
 
 MAX_RETRIES = 100
@@ -40,6 +42,12 @@ MAX_SECONDS = 366 * 24 * 3600.0
 
 MAX_NESTING = 200
 """Agent runs nested inside one another (handoff inside handoff) in one run."""
+
+MAX_YAML_DEPTH = 100
+"""Scenario files: mappings and lists nested in one another, aliases expanded."""
+
+MAX_YAML_NODES = 1_000_000
+"""Scenario files: values in one document once aliases are expanded (no "billion laughs")."""
 
 DEFAULT_MAX_MODEL_CALLS = 100_000
 """Model calls across one top-level run or one Simulation, unless given otherwise."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import fields as dataclass_fields
 from typing import Any
@@ -14,6 +13,7 @@ from handoff_sim.scenarios._expect_schema import ExpectSpec
 from handoff_sim.scenarios._schema import ScenarioSpec, SubAgentSpec
 from handoff_sim.scenarios._source import FieldPath, SourceMap, dotted
 from handoff_sim.scenarios._style_checks import style_findings
+from handoff_sim.scenarios._types import regex_problem
 
 __all__ = ["check_scenario", "event_fields", "locate"]
 
@@ -148,14 +148,10 @@ def _value_problem(key: str, value: Any) -> str | None:
     if isinstance(value, dict):
         if set(value) != {"match"} or not isinstance(value["match"], str):
             return "a mapping here must be {match: <regular expression>}"
-        try:
-            re.compile(value["match"])
-        except re.error as exc:
-            return f"invalid regular expression {value['match']!r}: {exc}"
-        return None
-    if key in ("t", "duration_ms") and isinstance(value, str):
-        try:
-            parse_duration(value)
+        return regex_problem(value["match"])
+    if key in ("t", "duration_ms") and isinstance(value, str | int | float):
+        try:  # a duration (or a finite number) that matching can compare
+            parse_duration(value, maximum=None)
         except ValueError as exc:
             return str(exc)
     return None

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
-from handoff_sim._durations import parse_duration
 from handoff_sim.events import EVENT_TYPES, EventType, HandoffReason, HandoffStatus
+from handoff_sim.scenarios._types import ExpectedDuration, ExpectedMs, regex_problem
 
 __all__ = [
     "EVENT_PATTERN_JSON_SCHEMA",
@@ -28,10 +27,9 @@ class _Strict(BaseModel):
 
 
 def _compile(pattern: str) -> str:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
+    problem = regex_problem(pattern)
+    if problem is not None:
+        raise ValueError(problem)
     return pattern
 
 
@@ -76,8 +74,8 @@ class HandoffExpect(_Strict):
     depth: int | None = Field(default=None, ge=1)
     output: TextExpect | None = None
     error: TextExpect | None = None
-    duration: Annotated[float, BeforeValidator(parse_duration)] | None = None
-    duration_ms: float | None = Field(default=None, ge=0)
+    duration: ExpectedDuration | None = None
+    duration_ms: ExpectedMs | None = None
 
 
 def _pattern_schema() -> dict[str, Any]:
@@ -135,7 +133,7 @@ class ExpectSpec(_Strict):
     handoffs: list[HandoffExpect] | None = None
     trace: TraceExpect | list[EventPattern] | None = None
     snapshot: bool = False
-    elapsed: Annotated[float, BeforeValidator(parse_duration)] | None = None
+    elapsed: ExpectedDuration | None = None
     sessions: list[SessionExpect] | None = Field(
         default=None,
         description="every session saved during the run, one pattern each, in any order",

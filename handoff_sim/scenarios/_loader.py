@@ -10,8 +10,10 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 from handoff_sim.scenarios._agent_types import AgentTypes, resolve_agent_types
 from handoff_sim.scenarios._checks import check_scenario, locate
+from handoff_sim.scenarios._discovery import discover
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
 from handoff_sim.scenarios._schema import ScenarioListSpec, ScenarioSpec, VariantSpec
 from handoff_sim.scenarios._source import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
@@ -78,13 +80,29 @@ class LoadedScenario:
 def load_file(path: str | Path) -> list[LoadedScenario]:
     """Every scenario of one YAML file; raise ScenarioFileError listing every problem."""
     path = Path(path)
+    return load_text(_read(path), path)
+
+
+def _read(path: Path) -> str:
+    """The file's text; a directory, a device, an unreadable file or bad UTF-8 is a Problem."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScenarioFileError(
-            path, [Problem(str(path), 1, 1, "<file>", f"cannot read: {exc}")]
-        ) from None
-    return load_text(text, path)
+        if path.exists() and not path.is_file():
+            what = "a directory" if path.is_dir() else "not a regular file"
+            raise ScenarioFileError(path, [Problem(str(path), 1, 1, "<file>", f"is {what}")])
+        raw = path.read_bytes()
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        problem = Problem(str(path), 1, 1, "<file>", f"cannot read: {reason}")
+        raise ScenarioFileError(path, [problem]) from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start].decode("utf-8", errors="replace")
+        line = before.count("\n") + 1
+        column = len(before) - (before.rfind("\n") + 1) + 1
+        message = f"cannot read: not valid UTF-8 (byte 0x{raw[exc.start]:02x}: {exc.reason})"
+        problem = Problem(str(path), line, column, "<file>", message)
+        raise ScenarioFileError(path, [problem]) from None
 
 
 def load_text(text: str, path: str | Path = "<string>") -> list[LoadedScenario]:
@@ -97,9 +115,12 @@ def load_text(text: str, path: str | Path = "<string>") -> list[LoadedScenario]:
 
 def load_dict(mapping: Mapping[str, Any], *, source: str = "<dict>") -> list[LoadedScenario]:
     """Every scenario of a mapping shaped like a scenario file (lines refer to its YAML dump)."""
+    too_big = _shape_problem(mapping)
+    if too_big is not None:
+        raise ScenarioFileError(source, [Problem(source, 1, 1, "<root>", too_big)])
     try:
         text = yaml.safe_dump(_plain(mapping), sort_keys=False, allow_unicode=True)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: an int too long to write
         problem = Problem(source, 1, 1, "<root>", f"not plain data: {exc}")
         raise ScenarioFileError(source, [problem]) from None
     parsed = parse_yaml(text, source)
@@ -111,11 +132,31 @@ def load_path(path: str | Path) -> list[LoadedScenario]:
     """Scenarios of a file, or of every ``*.yaml``/``*.yml`` under a directory (sorted)."""
     path = Path(path)
     if path.is_dir():
-        files = sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file())
-        return [scenario for file in files for scenario in load_file(file)]
+        found = discover([path])  # each file once; a broken link or a link loop is an error
+        if found.problems:
+            raise ScenarioFileError(path, found.problems)
+        return [scenario for file in found.files for scenario in load_file(file)]
     if not path.exists():
         raise ScenarioError(f"{path}: no such file or directory")
     return load_file(path)
+
+
+def _shape_problem(value: Any) -> str | None:
+    """Why plain data is too deep or too large to load (a cycle is too deep), or None."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    count = 0
+    while stack:
+        item, depth = stack.pop()
+        count += 1
+        if depth > MAX_YAML_DEPTH:
+            return f"nested deeper than {MAX_YAML_DEPTH} levels (or it contains itself)"
+        if count > MAX_YAML_NODES:
+            return f"more than {MAX_YAML_NODES} values"
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1) for pair in item.items() for v in pair)
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+    return None
 
 
 def _plain(value: Any) -> Any:

@@ -29,7 +29,7 @@ def values_match(key: str, expected: object, actual: object) -> bool:
         return actual is not None and text_matches(expected, str(actual))
     if key in ("t", "duration_ms") and not isinstance(expected, bool):
         if isinstance(expected, str):
-            seconds = parse_duration(expected)
+            seconds = parse_duration(expected, maximum=None)
             expected = seconds if key == "t" else seconds * 1000
         if isinstance(expected, int | float) and isinstance(actual, int | float):
             return math.isclose(expected, actual, rel_tol=0, abs_tol=1e-6)

@@ -9,24 +9,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Discriminator,
-    Field,
-    Tag,
-    WithJsonSchema,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, JsonValue, Tag, model_validator
+from pydantic.config import JsonDict
 
-from handoff_sim._durations import parse_duration
+from handoff_sim._limits import (
+    MAX_FAN_OUT,
+    MAX_OVERSIZED_BYTES,
+    MAX_RETRIES,
+    MAX_STEPS,
+    MAX_TURNS,
+)
 from handoff_sim.scenarios._expect_schema import ExpectSpec, TextExpect, TurnExpectSpec
 from handoff_sim.scenarios._style_schema import (
     AgentTypesDirSpec,
     DispatcherMountSpec,
     DispatcherSpec,
 )
+from handoff_sim.scenarios._types import Duration, PositiveDuration
+from handoff_sim.scenarios._types import Tag as TagName
 
 __all__ = [
     "NAME_PATTERN",
@@ -52,22 +52,6 @@ __all__ = [
 ]
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]+$"
-TAG_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
-_DURATION_JSON = {
-    "anyOf": [
-        {"type": "number", "minimum": 0},
-        {"type": "string", "pattern": r"^\s*(\d+(\.\d+)?|\.\d+)\s*(us|ms|s|m|h)?\s*$"},
-    ],
-    "description": "seconds, or a number with a unit: 250ms, 2s, 1m",
-}
-
-Duration = Annotated[float, BeforeValidator(parse_duration), WithJsonSchema(_DURATION_JSON)]
-PositiveDuration = Annotated[
-    float,
-    BeforeValidator(parse_duration),
-    Field(gt=0),
-    WithJsonSchema({**_DURATION_JSON, "description": "seconds (> 0), or e.g. 250ms, 30s"}),
-]
 ExceptionName = Literal[
     "RuntimeError",
     "ValueError",
@@ -83,6 +67,38 @@ ExceptionName = Literal[
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+def _given(*keys: str) -> list[JsonValue]:
+    """JSON Schema: one alternative per key, "this key is written"."""
+    return [{"required": [key]} for key in keys]
+
+
+def _set(key: str) -> JsonDict:
+    """JSON Schema: ``key`` is written with a value other than null."""
+    return {"required": [key], "properties": {key: {"not": {"type": "null"}}}}
+
+
+# What the model validators below refuse, said again for the JSON Schema.
+_ONE_STEP_KIND: JsonDict = {
+    "anyOf": _given("text", "tool_calls", "error"),
+    "not": {"required": ["error"], "anyOf": _given("text", "tool_calls")},
+}
+_ONE_MODEL_KIND: JsonDict = {"oneOf": [_set("script"), _set("adversarial")]}
+_RETURNS_OR_RAISES: JsonDict = {"not": {"allOf": [{"required": ["returns"]}, _set("raises")]}}
+_ONE_FILTER_ACTION: JsonDict = {"oneOf": _given("arguments", "keep", "raises")}
+_STYLE_KEYS: JsonDict = {
+    "if": {"required": ["style"], "properties": {"style": {"const": "flink"}}},
+    "then": {"not": {"anyOf": _given("tool_name", "session_scope")}},
+    "else": {"not": {"required": ["input_schema"]}},
+}
+_DISPATCHER_ALONE: JsonDict = {
+    "if": _set("dispatcher"),
+    "then": {
+        "properties": {"subagents": {"maxItems": 0}},
+        "not": _set("tool_executor"),
+    },
+}
 
 
 # -- model scripts -------------------------------------------------------------
@@ -124,6 +140,8 @@ class StepExpectSpec(_Strict):
 class StepSpec(_Strict):
     """One model turn: ``text``, ``tool_calls`` (optionally with text) or ``error``."""
 
+    model_config = ConfigDict(json_schema_extra=_ONE_STEP_KIND)
+
     text: str | None = None
     tool_calls: list[ToolCallSpec] | None = None
     error: str | None = None
@@ -155,6 +173,8 @@ class StepSpec(_Strict):
 class ScriptModelSpec(_Strict):
     """A built-in fake model: a ``script`` of steps, or an ``adversarial`` model."""
 
+    model_config = ConfigDict(json_schema_extra=_ONE_MODEL_KIND)
+
     script: list[str | StepSpec] | None = None
     adversarial: AdversarialSpec | None = None
 
@@ -173,9 +193,9 @@ class AdversarialSpec(_Strict):
 
     seed: int = 0
     behaviours: list[str] | None = None
-    max_turns: int | None = Field(default=None, ge=0)
-    fan_out: int | None = Field(default=None, ge=1)
-    oversized_bytes: int | None = Field(default=None, ge=1)
+    max_turns: int | None = Field(default=None, ge=0, le=MAX_TURNS)
+    fan_out: int | None = Field(default=None, ge=1, le=MAX_FAN_OUT)
+    oversized_bytes: int | None = Field(default=None, ge=1, le=MAX_OVERSIZED_BYTES)
 
 
 class CustomModelSpec(BaseModel):
@@ -218,6 +238,8 @@ class ToolExecutorSpec(_Strict):
     its raw arguments.
     """
 
+    model_config = ConfigDict(json_schema_extra=_RETURNS_OR_RAISES)
+
     returns: Any = "ok"
     raises: str | RaisesSpec | None = None
     latency: Duration = 0.0
@@ -243,6 +265,8 @@ class FakeToolSpec(ToolExecutorSpec):
 class InputFilterSpec(_Strict):
     """A declarative input filter: rewrite the arguments, keep the call, or fail."""
 
+    model_config = ConfigDict(json_schema_extra=_ONE_FILTER_ACTION)
+
     arguments: dict[str, Any] | str | None = None
     keep: bool = False
     raises: str | None = None
@@ -263,7 +287,7 @@ class PolicySpec(_Strict):
 
     enabled: bool = True
     max_depth: int = Field(default=1, ge=0)
-    max_retries: int = Field(default=0, ge=0)
+    max_retries: int = Field(default=0, ge=0, le=MAX_RETRIES)
     timeout: PositiveDuration | None = None
     allowed_tools: list[str] | None = None
     denied_tools: list[str] | None = None
@@ -273,7 +297,9 @@ class PolicySpec(_Strict):
 
 
 class SubAgentSpec(_Strict):
-    """Mount another agent of the scenario as one tool (S1, S2, S13; Flink style F1–F3)."""
+    """Mount another agent of the scenario as one tool (the Flink style with ``style: flink``)."""
+
+    model_config = ConfigDict(json_schema_extra=_STYLE_KEYS)
 
     agent: str = Field(min_length=1)
     name: str | None = None
@@ -310,7 +336,9 @@ SubAgentEntry = Annotated[
 
 
 class AgentSpec(_Strict):
-    """One agent: its model, tools, sub-agents and policy (R4)."""
+    """One agent: its model, tools, sub-agents and policy."""
+
+    model_config = ConfigDict(json_schema_extra=_DISPATCHER_ALONE)
 
     model: ModelSpec
     tools: list[str] = Field(default_factory=list)
@@ -321,7 +349,7 @@ class AgentSpec(_Strict):
     )
     policy: PolicySpec | None = None
     parallel_tool_calls: bool = False
-    max_steps: int = Field(default=20, ge=1)
+    max_steps: int = Field(default=20, ge=1, le=MAX_STEPS)
     system_prompt: str | None = None
     tool_executor: ToolExecutorSpec | None = None
 
@@ -383,14 +411,14 @@ class ScenarioSpec(_Strict):
 
     scenario: str = Field(pattern=NAME_PATTERN)
     description: str = ""
-    tags: list[Annotated[str, Field(pattern=TAG_PATTERN)]] = Field(default_factory=list)
+    tags: list[TagName] = Field(default_factory=list)
     seed: int = Field(default=0, ge=0)
     entry: str | None = None
     agents: dict[str, AgentSpec] = Field(min_length=1)
     tools: dict[str, FakeToolSpec] = Field(default_factory=dict)
     agent_types: dict[str, AgentTypeSpec] = Field(default_factory=dict)
     agent_types_dir: str | AgentTypesDirSpec | None = None
-    run: list[str | TurnSpec] = Field(min_length=1)
+    run: list[str | TurnSpec] = Field(min_length=1, max_length=MAX_TURNS)
     expect: ExpectSpec = Field(default_factory=lambda: ExpectSpec())
     matrix: list[VariantSpec] | None = Field(default=None, min_length=1)
 

@@ -1,4 +1,10 @@
-"""YAML text to plain data plus a map from field paths back to lines and columns (Y4)."""
+"""YAML text to plain data plus a map from field paths back to lines and columns.
+
+Hostile text is refused as a located problem, never an exception: a character YAML
+forbids (NUL), nesting deeper than ``MAX_YAML_DEPTH``, aliases that expand past
+``MAX_YAML_NODES`` values or into themselves, a scalar Python cannot build (a
+5,000-digit integer, the date 2024-13-45).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ from typing import Any
 
 import yaml
 
+from handoff_sim._durations import shown
+from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 from handoff_sim.scenarios._errors import Problem
 
 __all__ = ["FieldPath", "ParsedYaml", "SourceMap", "dotted", "parse_yaml"]
@@ -76,11 +84,48 @@ class ParsedYaml:
     problems: list[Problem]
 
 
+class _Loader(yaml.SafeLoader):
+    """PyYAML's safe loader, bounded in depth, with located errors for unbuildable scalars."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                event = self.peek_event()  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(None, None, _too_deep(), event.start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError) as exc:
+            if node.tag.endswith(":int"):
+                reason = f"integer too large: {len(str(node.value))} digits"
+            else:
+                reason = f"cannot read {shown(node.value)} as {node.tag.rsplit(':', 1)[-1]}: {exc}"
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{reason} (quote it to keep it as text)", node.start_mark
+            ) from None
+
+
+def _too_deep() -> str:
+    return f"nested deeper than {MAX_YAML_DEPTH} levels"
+
+
 def parse_yaml(text: str, path: str) -> ParsedYaml | Problem:
     """Compose and construct one YAML document; a syntax error comes back as a Problem."""
-    loader = yaml.SafeLoader(text)
+    loader: _Loader | None = None
     try:
+        loader = _Loader(text)
         node = loader.get_single_node()
+        if node is not None:
+            _measure(node)
         duplicates = _duplicate_keys(node, (), path, set()) if node is not None else []
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
@@ -88,11 +133,72 @@ def parse_yaml(text: str, path: str) -> ParsedYaml | Problem:
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         message = " ".join(str(p) for p in (exc.context, exc.problem) if p)
         return Problem(path, line, column, "<yaml>", f"invalid YAML: {message}")
+    except yaml.reader.ReaderError as exc:
+        line, column = _line_column(text, exc.position)
+        reason = f"unacceptable character #x{exc.character:04x}: {exc.reason}"
+        return Problem(path, line, column, "<yaml>", f"invalid YAML: {reason}")
     except yaml.YAMLError as exc:
         return Problem(path, 1, 1, "<yaml>", f"invalid YAML: {exc}")
+    except RecursionError:  # a guard above missed a way to nest: still a located refusal
+        return Problem(path, 1, 1, "<yaml>", f"invalid YAML: {_too_deep()}")
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return ParsedYaml(data, SourceMap(node), duplicates)
+
+
+def _line_column(text: str, position: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    line = text.count("\n", 0, position) + 1
+    return line, position - (text.rfind("\n", 0, position) + 1) + 1
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _measure(root: yaml.Node) -> None:
+    """Refuse a document whose aliases expand too deep, too large, or into themselves.
+
+    Aliases share one node, so each node is measured once; sizes stay small because
+    the walk stops as soon as a bound is passed.
+    """
+    done: dict[int, tuple[int, int]] = {}  # id(node) -> (values, height)
+    on_path: set[int] = set()
+
+    def visit(node: yaml.Node, depth: int) -> tuple[int, int]:
+        key = id(node)
+        if key in on_path:
+            raise _refusal(node, "an alias refers to a value that contains it (recursive alias)")
+        known = done.get(key)
+        size, height = known if known is not None else _fresh(node, depth)
+        if depth > MAX_YAML_DEPTH or depth + height - 1 > MAX_YAML_DEPTH:
+            raise _refusal(node, f"{_too_deep()} once aliases are expanded")
+        return size, height
+
+    def _fresh(node: yaml.Node, depth: int) -> tuple[int, int]:
+        if depth > MAX_YAML_DEPTH:
+            raise _refusal(node, f"{_too_deep()} once aliases are expanded")
+        on_path.add(id(node))
+        size, height = 1, 1
+        for child in _children(node):
+            child_size, child_height = visit(child, depth + 1)
+            size, height = size + child_size, max(height, child_height + 1)
+            if size > MAX_YAML_NODES:
+                raise _refusal(node, f"more than {MAX_YAML_NODES} values once aliases are expanded")
+        on_path.discard(id(node))
+        done[id(node)] = (size, height)
+        return size, height
+
+    visit(root, 1)
+
+
+def _refusal(node: yaml.Node, message: str) -> yaml.MarkedYAMLError:
+    return yaml.composer.ComposerError(None, None, message, node.start_mark)
 
 
 def _duplicate_keys(node: yaml.Node, at: FieldPath, path: str, visited: set[int]) -> list[Problem]:

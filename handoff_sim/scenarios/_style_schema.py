@@ -44,7 +44,8 @@ class DispatcherSpec(_Strict):
     """
 
     agent_types: list[str] = Field(
-        description="names from agent_types / agent_types_dir this dispatcher offers"
+        description="names from agent_types / agent_types_dir this dispatcher offers",
+        json_schema_extra={"uniqueItems": True},
     )
     max_delegation_depth: int = Field(
         default=3, ge=0, description="a call at depth >= this is refused (top agent: depth 0)"

@@ -101,6 +101,8 @@ def _message(err: ErrorDetails, model: type[BaseModel], loc: tuple[str | int, ..
         return f"must match {ctx.get('pattern')}"
     if kind == "too_short":
         return "must not be empty"
+    if kind == "too_long":
+        return f"must have at most {ctx.get('max_length')} items"
     if kind == "value_error":
         return str(err["msg"]).removeprefix("Value error, ")
     return str(err["msg"])

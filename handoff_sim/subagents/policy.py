@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from handoff_sim._durations import parse_duration
+from handoff_sim._durations import parse_duration, shown
+from handoff_sim._limits import MAX_RETRIES
 from handoff_sim.errors import PolicyError
 from handoff_sim.events import HandoffReason
 from handoff_sim.messages import ToolCall
@@ -38,15 +39,16 @@ class HandoffPolicy(BaseModel):
     """How an agent governs its handoffs. Frozen and validated at construction.
 
     ``max_depth=0`` means unlimited; ``timeout`` is per attempt, in seconds (or a
-    string like ``"250ms"``); ``max_retries`` extra attempts follow a failure.
-    Invalid values raise :class:`PolicyError` naming the field and the value.
+    string like ``"250ms"``), at most a (virtual) year; ``max_retries`` extra attempts
+    (at most 100) follow a failure. Invalid values raise :class:`PolicyError` naming
+    the field and the value.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
 
     enabled: bool = True
     max_depth: int = Field(default=1, ge=0)
-    max_retries: int = Field(default=0, ge=0)
+    max_retries: int = Field(default=0, ge=0, le=MAX_RETRIES)
     timeout: float | None = Field(default=None, gt=0)
     allowed_tools: frozenset[str] | None = None
     denied_tools: frozenset[str] | None = None
@@ -111,7 +113,7 @@ def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
             message = f"must be {bound} {limit}"
         else:
             message = err["msg"].removeprefix("Value error, ")
-        parts.append(f"HandoffPolicy.{field}: {message} (got {value!r})")
+        parts.append(f"HandoffPolicy.{field}: {message} (got {shown(value)})")
     return "; ".join(parts)
 
 

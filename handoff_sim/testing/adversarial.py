@@ -16,6 +16,8 @@ import random
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 
+from handoff_sim._durations import shown
+from handoff_sim._limits import MAX_FAN_OUT, MAX_OVERSIZED_BYTES, MAX_TURNS
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, ToolSpec
 from handoff_sim.subagents import normalize_tool_name
@@ -249,10 +251,12 @@ def parse_behaviours(behaviours: Iterable[Behaviour | str] | None) -> tuple[Beha
     return tuple(dict.fromkeys(parsed))
 
 
-def _positive(name: str, value: object, minimum: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+def _bounded(name: str, value: object, minimum: int, maximum: int) -> int:
+    """An int knob within its bounds: a typo like ``fan_out=100000000`` would eat the machine."""
+    if not isinstance(value, int) or isinstance(value, bool) or not minimum <= value <= maximum:
         raise ConfigurationError(
-            f"AdversarialModel {name} must be an int >= {minimum}, got {value!r}"
+            f"AdversarialModel {name} must be an int >= {minimum} and <= {maximum}, "
+            f"got {shown(value)}"
         )
     return value
 
@@ -264,7 +268,9 @@ class AdversarialModel:
     but ``endless_latency``) with a ``random.Random(seed)`` of its own. From turn
     ``max_turns + 1`` of a run on, it answers with text, so the run can end.
     ``fan_out`` is the number of calls of a fan-out turn; ``oversized_bytes``
-    the size of an oversized ``task``. Every request is kept in :attr:`requests`.
+    the size of an oversized ``task``. Each knob has an upper bound (10,000 turns,
+    10,000 calls, 10 MB) so that a typo cannot eat the machine. Every request is
+    kept in :attr:`requests`.
     """
 
     model_name = "adversarial"
@@ -283,9 +289,9 @@ class AdversarialModel:
             raise ConfigurationError(f"AdversarialModel seed must be an int, got {seed!r}")
         self.seed = seed
         self.behaviours = parse_behaviours(behaviours)
-        self.max_turns = _positive("max_turns", max_turns, 0)
-        self.fan_out = _positive("fan_out", fan_out, 1)
-        self.oversized_bytes = _positive("oversized_bytes", oversized_bytes, 1)
+        self.max_turns = _bounded("max_turns", max_turns, 0, MAX_TURNS)
+        self.fan_out = _bounded("fan_out", fan_out, 1, MAX_FAN_OUT)
+        self.oversized_bytes = _bounded("oversized_bytes", oversized_bytes, 1, MAX_OVERSIZED_BYTES)
         self.name = name
         self.rng = random.Random(seed)
         self.requests: list[ModelRequest] = []
