@@ -1,0 +1,107 @@
+"""``simulate_run``: a framework run on the virtual-time loop, captured as a trace."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from handoff_sim.adapters._capture import Capture, Transfer
+from handoff_sim.simulation import Simulation
+from handoff_sim.trace import Trace
+
+__all__ = ["InlineExecutor", "RunInput", "SimulatedRun", "simulate_with"]
+
+T = TypeVar("T")
+
+RunInput = Awaitable[T] | Callable[[], Awaitable[T]]
+"""A coroutine, or a function of no arguments that returns one."""
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedRun(Generic[T]):
+    """A framework run in virtual time: its result, its trace, how long it took (virtually).
+
+    ``result`` is what the run returned (the framework's result object); ``error`` what
+    it raised when ``simulate_run(..., raise_errors=False)`` kept the error instead.
+    """
+
+    result: T | None
+    trace: Trace
+    elapsed_ms: float
+    transfers: tuple[Transfer, ...] = ()
+    error: BaseException | None = None
+
+
+class InlineExecutor(ThreadPoolExecutor):
+    """Runs submitted work at once, on the loop's own thread: no thread escapes virtual time.
+
+    A sync tool then runs in order and deterministically; one that sleeps for real
+    still sleeps for real (and holds the loop meanwhile).
+    """
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as exc:  # handed to the awaiting task, like a thread would
+            future.set_exception(exc)
+        return future
+
+
+@contextmanager
+def _inline_default_executor() -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    executor = InlineExecutor()
+    loop.set_default_executor(executor)
+    yield
+
+
+def simulate_with(
+    make_capture: Callable[[], Capture],
+    run: RunInput[T],
+    *,
+    seed: int,
+    wall_clock: bool,
+    deadline: float | None,
+    raise_errors: bool,
+    around: Callable[[], AbstractContextManager[None]] | None = None,
+) -> SimulatedRun[T]:
+    """Run ``run`` inside a fresh ``Simulation`` with a capture active (the shared entry point)."""
+    if not (inspect.isawaitable(run) or callable(run)):
+        raise TypeError(
+            "simulate_run() takes a coroutine or a function returning one, "
+            f"got {type(run).__name__}"
+        )
+    holder: dict[str, Any] = {}
+
+    async def main() -> T:
+        with ExitStack() as stack:
+            stack.enter_context(_inline_default_executor())
+            stack.enter_context(around() if around is not None else nullcontext())
+            capture = stack.enter_context(make_capture())
+            holder["capture"] = capture
+            awaitable = run() if callable(run) else run
+            return await awaitable
+
+    with Simulation(seed=seed, wall_clock=wall_clock, deadline=deadline) as sim:
+        started = sim.now
+        try:
+            result: T | None = sim.run_coroutine(main())
+            error: BaseException | None = None
+        except Exception as exc:
+            if raise_errors or "capture" not in holder:
+                raise
+            result, error = None, exc
+        capture: Capture = holder["capture"]
+        return SimulatedRun(
+            result=result,
+            trace=capture.trace,
+            elapsed_ms=round((sim.now - started) * 1000, 3),
+            transfers=tuple(capture.transfers),
+            error=error,
+        )

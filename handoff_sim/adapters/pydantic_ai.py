@@ -1,0 +1,104 @@
+"""handoff-sim for pydantic-ai (``pip install 'handoff-sim[pydantic-ai]'``).
+
+- :class:`SimModel` — our fake models as a pydantic-ai ``Model``.
+- :func:`capture` — a pydantic-ai run recorded as a handoff-sim :class:`~handoff_sim.Trace`.
+- :func:`governed` — a delegation tool under a :class:`~handoff_sim.HandoffPolicy`.
+- :func:`simulate_run` — a pydantic-ai run on the virtual-time loop, captured.
+
+How pydantic-ai's concepts map onto ours, and what escapes virtual time, is in
+``docs/adapters.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from handoff_sim.adapters._errors import require_extra
+
+require_extra(
+    "pydantic_ai",
+    adapter="handoff_sim.adapters.pydantic_ai",
+    extra="pydantic-ai",
+    package="pydantic-ai-slim",
+)
+
+from pydantic_ai import Agent  # noqa: E402
+from pydantic_ai.models import override_allow_model_requests  # noqa: E402
+
+from handoff_sim.adapters._pai_capture import PydanticAICapture  # noqa: E402
+from handoff_sim.adapters._pai_governed import governed  # noqa: E402
+from handoff_sim.adapters._pai_model import SimModel  # noqa: E402
+from handoff_sim.adapters._simulate import (  # noqa: E402
+    InlineExecutor,
+    RunInput,
+    SimulatedRun,
+    T,
+    simulate_with,
+)
+from handoff_sim.simulation import DEFAULT_DEADLINE  # noqa: E402
+
+__all__ = [
+    "PydanticAICapture",
+    "SimModel",
+    "SimulatedRun",
+    "capture",
+    "governed",
+    "simulate_run",
+]
+
+
+def capture(*, seed: int = 0) -> PydanticAICapture:
+    """Record the pydantic-ai runs of a ``with`` block as a handoff-sim trace.
+
+    ::
+
+        with capture() as cap:
+            result = await triage.run("hello")
+        assert not cap.trace.unbalanced()
+        print(cap.trace.render_tree())
+
+    Agent runs become runs, model requests ``model_request``/``model_response``,
+    tool calls ``tool_start``/``tool_end``, and an agent run inside a tool call (the
+    way pydantic-ai delegates) a handoff with its attempt. Every agent is
+    instrumented inside the block (``Agent.instrument_all``) with an in-memory
+    tracer of ours; nothing is exported.
+    """
+    return PydanticAICapture(seed=seed)
+
+
+@contextmanager
+def _offline() -> Iterator[None]:
+    """No real model request, and sync functions run inline instead of on worker threads."""
+    with (
+        override_allow_model_requests(False),
+        Agent.using_thread_executor(InlineExecutor()),
+    ):
+        yield
+
+
+def simulate_run(
+    run: RunInput[T],
+    *,
+    seed: int = 0,
+    wall_clock: bool = True,
+    deadline: float | None = DEFAULT_DEADLINE,
+    raise_errors: bool = True,
+) -> SimulatedRun[T]:
+    """Run a pydantic-ai run (a coroutine, or a function returning one) in virtual time, captured.
+
+    ``simulate_run(lambda: agent.run("hi"))`` returns the run's result, its trace and
+    its virtual duration. Latencies and timeouts cost no wall time; a run in which
+    every task waits forever raises ``VirtualDeadlockError``. Real model requests are
+    refused (``ALLOW_MODEL_REQUESTS`` is off) and sync tools run inline, in order.
+    With ``raise_errors=False`` an error of the run is returned in ``.error``.
+    """
+    return simulate_with(
+        capture,
+        run,
+        seed=seed,
+        wall_clock=wall_clock,
+        deadline=deadline,
+        raise_errors=raise_errors,
+        around=_offline,
+    )
