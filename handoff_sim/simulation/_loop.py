@@ -5,7 +5,8 @@ Rules (see docs/virtual-time.md):
 * time is an integer count of microseconds; ``time()`` returns seconds;
 * when nothing is ready, the clock jumps straight to the next timer;
 * timers due at the same instant fire in the order they were scheduled (FIFO);
-* while executor (thread) work is pending, time stands still and the loop waits for it;
+* while executor (thread) work is pending, time stands still and the loop waits for it
+  (the work reads the simulation's wall clock, standing still too);
 * no timer, nothing ready, no thread work: a deadlock, raised as VirtualDeadlockError;
 * passing ``deadline`` seconds of virtual time raises VirtualDeadlineError.
 """
@@ -23,6 +24,7 @@ from contextvars import Context
 from typing import Any, cast
 
 from handoff_sim.errors import VirtualDeadlineError, VirtualDeadlockError
+from handoff_sim.simulation._wallclock import carry
 
 __all__ = ["VirtualTimeLoop"]
 
@@ -70,7 +72,6 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         self._deadline_us = None if deadline is None else round(deadline * _US)
         self._grace = grace
         self._threads: weakref.WeakSet[asyncio.Future[Any]] = weakref.WeakSet()
-        self.on_advance: Callable[[int], None] | None = None
         selector = cast("selectors.BaseSelector", getattr(self, "_selector"))  # noqa: B009
         real_select = selector.select
 
@@ -114,8 +115,6 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
                 f"virtual time passed the deadline of {self._deadline_us / _US:g}s"
             )
         self._now_us = target
-        if self.on_advance is not None:
-            self.on_advance(target)
 
     def call_at(  # type: ignore[override]
         self,
@@ -136,7 +135,10 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     def run_in_executor(  # type: ignore[override]
         self, executor: concurrent.futures.Executor | None, func: Callable[..., Any], *args: Any
     ) -> asyncio.Future[Any]:
-        """Track thread work so the clock stands still while it runs."""
-        future = super().run_in_executor(executor, func, *args)
+        """Track thread work so the clock stands still while it runs.
+
+        The work sees the submitting simulation's wall clock (standing still meanwhile).
+        """
+        future = super().run_in_executor(executor, carry(func), *args)
         self._threads.add(future)
         return future

@@ -6,13 +6,15 @@ import asyncio
 import contextlib
 import contextvars
 from collections.abc import Coroutine, Sequence
-from datetime import UTC, datetime, timedelta
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from handoff_sim._context import RunEnvironment, use_environment
 from handoff_sim.errors import RunError, VirtualTimeError
 from handoff_sim.simulation._loop import VirtualTimeLoop
+from handoff_sim.simulation._wallclock import PATCH, WallClock
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
@@ -26,6 +28,11 @@ DEFAULT_DEADLINE = 30 * 24 * 3600.0  # 30 virtual days: a run that goes longer i
 
 T = TypeVar("T")
 
+# How often unwinding may be interrupted again (a task re-raising KeyboardInterrupt or
+# SystemExit while it is cancelled) before it gives up; each round ends at least one task.
+_UNWIND_ROUNDS = 100
+_NO_PATCH: AbstractContextManager[None] = contextlib.nullcontext()
+
 
 class Simulation:
     """One virtual-time loop and one seeded run environment, for one or more turns.
@@ -38,8 +45,11 @@ class Simulation:
             sim.run(agent, "again", session=first.session_id)
             print(sim.trace.render())
 
-    With ``wall_clock=True`` user code that reads ``time.time()`` or
-    ``datetime.now()`` sees ``start`` plus the virtual time (freezegun).
+    With ``wall_clock=True`` code run by the simulation that reads ``time.time()`` or
+    ``datetime.now()`` sees ``start`` plus the virtual time; other threads, and code
+    outside the simulation, keep the real clock. A ``KeyboardInterrupt`` or
+    ``SystemExit`` that stops a run is re-raised once every task of the run has been
+    cancelled and has ended, so every open start has its end.
     """
 
     def __init__(
@@ -53,12 +63,14 @@ class Simulation:
     ) -> None:
         self.seed = seed
         self._start = start
-        self._wall_clock = wall_clock
-        self._loop = VirtualTimeLoop(deadline=deadline)
+        self._loop = loop = VirtualTimeLoop(deadline=deadline)
         # Not asyncio.Runner: it re-installs a SIGINT handler on every run, which costs
         # more than a short simulated run itself.
         self._context = contextvars.copy_context()
-        self._main_task: asyncio.Task[Any] | None = None
+        self._patch: AbstractContextManager[None] = _NO_PATCH
+        if wall_clock:
+            WallClock(start, lambda: loop.now_us).bind(self._context)
+            self._patch = PATCH
         self.environment = RunEnvironment(
             seed=seed, observers=tuple(observers), clock=self._loop.time
         )
@@ -83,14 +95,9 @@ class Simulation:
             loop.close()
             return
         try:
-            pending = sorted(asyncio.all_tasks(loop), key=_creation_order)
-            for task in pending:
-                task.cancel()
-            if pending:
-                loop.lift_deadline()
-                gathered = asyncio.gather(*pending, return_exceptions=True)
-                with contextlib.suppress(VirtualTimeError):
-                    loop.run_until_complete(gathered)
+            if asyncio.all_tasks(loop):  # leftovers run their clean-up under the wall clock
+                with self._patch:
+                    self._cancel_all()
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.run_until_complete(loop.shutdown_default_executor())
         finally:
@@ -117,22 +124,11 @@ class Simulation:
         self._refuse(coro)
 
         async def main() -> T:
-            self._main_task = asyncio.current_task()
             with use_environment(self.environment):
                 return await coro
 
-        if not self._wall_clock:
+        with self._patch:
             return self._run_main(main())
-        from freezegun import freeze_time
-
-        moment = self._start + timedelta(microseconds=self._loop.now_us)
-        with freeze_time(moment) as frozen:
-            start = self._start
-            self._loop.on_advance = lambda us: frozen.move_to(start + timedelta(microseconds=us))
-            try:
-                return self._run_main(main())
-            finally:
-                self._loop.on_advance = None
 
     def _refuse(self, coro: Coroutine[Any, Any, T]) -> None:
         problem = None
@@ -153,18 +149,51 @@ class Simulation:
         try:
             return self._loop.run_until_complete(task)
         except VirtualTimeError:
-            self._unwind()
+            self._unwind(task)
+            raise
+        except (KeyboardInterrupt, SystemExit):
+            # Ctrl-C reaches the loop wherever it is: in its own code, in a task the user
+            # made, in a tool. Every task is cancelled at once, so a wake-up already queued
+            # cannot carry the interrupt into another task; then it propagates.
+            self._cancel_all()
+            if task.done() and not task.cancelled():
+                task.exception()  # raised from here: retrieved, not "never retrieved"
             raise
 
-    def _unwind(self) -> None:
-        """Cancel the stuck run top-down, so every open handoff ends, deterministically (E3, E6)."""
-        task, self._main_task = self._main_task, None
-        if task is None or task.done():
+    def _unwind(self, task: asyncio.Task[Any]) -> None:
+        """End a stuck run top-down, so every open start ends in a deterministic order."""
+        if not task.done():
+            task.cancel()
+            self._loop.lift_deadline()
+            self._settle(task)
+        self._cancel_all()
+
+    def _cancel_all(self) -> None:
+        """Cancel every task left on the loop (in creation order) and wait until all ended."""
+        for _ in range(_UNWIND_ROUNDS):
+            pending = sorted(asyncio.all_tasks(self._loop), key=_creation_order)
+            if not pending:
+                return
+            for task in pending:
+                task.cancel()
+            self._loop.lift_deadline()
+            self._settle(asyncio.gather(*pending, return_exceptions=True))
+
+    def _settle(self, future: asyncio.Future[Any]) -> None:
+        """Run the loop until ``future`` is done, whatever it ends with.
+
+        A ``KeyboardInterrupt`` or ``SystemExit`` raised meanwhile (a task re-raising it
+        as it is cancelled) does not stop the unwinding; a stuck loop does.
+        """
+        for _ in range(_UNWIND_ROUNDS):
+            try:
+                self._loop.run_until_complete(future)
+            except (KeyboardInterrupt, SystemExit):
+                if not future.done():
+                    continue
+            except BaseException:  # the run's own outcome, or stuck: nothing more to run
+                return
             return
-        task.cancel()
-        self._loop.lift_deadline()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            self._loop.run_until_complete(task)
 
 
 def _creation_order(task: asyncio.Task[Any]) -> tuple[int, str]:

@@ -1,0 +1,513 @@
+"""The wall clock under simulation: ``time.time()`` and ``datetime.now()`` follow virtual time.
+
+One process-wide patch replaces the clock functions of :mod:`time` and the
+``datetime.datetime`` / ``datetime.date`` classes, in their own modules and in every
+module that imported them by name (``from time import time``). It is in place while
+at least one wall-clock simulation runs, in any thread, and is taken out when the last
+one ends, so a process that is not simulating is untouched.
+
+Each replacement asks a :class:`~contextvars.ContextVar` which simulation runs the
+caller. The simulation binds its :class:`WallClock` in the context its tasks run in,
+so every thread and every context sees its own simulation's clock, or the real clock
+when it runs none. Inside a simulation the local time zone is UTC, which keeps traces
+identical across machines. The module scan that finds ``from time import time`` is
+done once per module, the first time a simulation needs it; later windows only
+rescan modules imported since. See docs/virtual-time.md for the rules.
+"""
+
+from __future__ import annotations
+
+import calendar
+import copyreg
+import datetime as _dt
+import functools
+import sys
+import threading
+import time as _time
+from collections.abc import Callable
+from contextvars import Context, ContextVar
+from types import ModuleType, TracebackType
+from typing import Any, Final, TypeVar
+
+__all__ = ["PATCH", "WallClock", "carry"]
+
+T = TypeVar("T")
+
+_US: Final = 1_000_000
+_UTC: Final = _dt.UTC
+_EPOCH: Final = _dt.datetime(1970, 1, 1, tzinfo=_UTC)
+_ONE_US: Final = _dt.timedelta(microseconds=1)
+
+_real_datetime: Final = _dt.datetime
+_real_date: Final = _dt.date
+_real_time: Final = _time.time
+_real_time_ns: Final = _time.time_ns
+_real_monotonic: Final = _time.monotonic
+_real_monotonic_ns: Final = _time.monotonic_ns
+_real_perf_counter: Final = _time.perf_counter
+_real_perf_counter_ns: Final = _time.perf_counter_ns
+_real_gmtime: Final = _time.gmtime
+_real_localtime: Final = _time.localtime
+_real_mktime: Final = _time.mktime
+_real_ctime: Final = _time.ctime
+_real_asctime: Final = _time.asctime
+_real_strftime: Final = _time.strftime
+
+# Code in these modules keeps the real clock even inside a simulation: their timeouts
+# (a queue.get(timeout=...), a thread join, a nested real event loop) would never
+# expire on a clock that stands still.
+_REAL_FOR: Final = frozenset(
+    {
+        "_pytest",
+        "asyncio",
+        "concurrent",
+        "multiprocessing",
+        "pluggy",
+        "queue",
+        "sched",
+        "selectors",
+        "socket",
+        "ssl",
+        "subprocess",
+        "threading",
+    }
+)
+_REAL_FOR_PACKAGES: Final = tuple(f"{name}." for name in _REAL_FOR)
+# Modules the scan leaves alone: the clock's own modules, freezegun's record of the
+# real functions, and this module.
+_NOT_SCANNED: Final = _REAL_FOR | {"time", "datetime", "_datetime", "_pydatetime", "freezegun"}
+_NOT_SCANNED_PACKAGES: Final = (*_REAL_FOR_PACKAGES, "freezegun.")
+
+
+class WallClock:
+    """One simulation's wall clock: ``start`` plus the virtual microseconds of its loop."""
+
+    __slots__ = ("_elapsed_us", "_start_us")
+
+    def __init__(self, start: _dt.datetime, elapsed_us: Callable[[], int]) -> None:
+        aware = start if start.utcoffset() is not None else start.replace(tzinfo=_UTC)
+        self._start_us = (aware - _EPOCH) // _ONE_US
+        self._elapsed_us = elapsed_us
+
+    def epoch_us(self) -> int:
+        """Microseconds since the Unix epoch, as the simulation sees it."""
+        return self._start_us + self._elapsed_us()
+
+    def elapsed_us(self) -> int:
+        """Virtual microseconds since the simulation began (its monotonic clock)."""
+        return self._elapsed_us()
+
+    def bind(self, context: Context) -> None:
+        """Make this the wall clock of everything that runs in ``context``."""
+        context.run(_CURRENT.set, self)
+
+
+_CURRENT: ContextVar[WallClock | None] = ContextVar("handoff_sim_wall_clock", default=None)
+
+
+def _clock() -> WallClock | None:
+    """The clock the caller of a patched function sees; ``None`` means the real one."""
+    clock = _CURRENT.get()
+    if clock is None:
+        return None
+    try:
+        caller = sys._getframe(2).f_globals.get("__name__")
+    except ValueError:  # called from outside any Python frame
+        return clock
+    if isinstance(caller, str) and (caller in _REAL_FOR or caller.startswith(_REAL_FOR_PACKAGES)):
+        return None
+    return clock
+
+
+def carry(func: Callable[..., T]) -> Callable[..., T]:
+    """``func`` bound to the current simulation's wall clock, to run in a worker thread."""
+    clock = _CURRENT.get()
+    if clock is None:
+        return func
+    context = Context()
+    clock.bind(context)
+    return functools.partial(context.run, _call, func)
+
+
+def _call(func: Callable[..., T], *args: Any) -> T:
+    # A Python frame of this module between the worker's machinery and ``func``: a
+    # patched clock handed over as ``func`` itself then sees this module as its caller.
+    return func(*args)
+
+
+# --- the time module ------------------------------------------------------------------------
+
+
+def _fake_time() -> float:
+    clock = _clock()
+    return _real_time() if clock is None else clock.epoch_us() / _US
+
+
+def _fake_time_ns() -> int:
+    clock = _clock()
+    return _real_time_ns() if clock is None else clock.epoch_us() * 1000
+
+
+def _fake_monotonic() -> float:
+    clock = _clock()
+    return _real_monotonic() if clock is None else clock.elapsed_us() / _US
+
+
+def _fake_monotonic_ns() -> int:
+    clock = _clock()
+    return _real_monotonic_ns() if clock is None else clock.elapsed_us() * 1000
+
+
+def _fake_perf_counter() -> float:
+    clock = _clock()
+    return _real_perf_counter() if clock is None else clock.elapsed_us() / _US
+
+
+def _fake_perf_counter_ns() -> int:
+    clock = _clock()
+    return _real_perf_counter_ns() if clock is None else clock.elapsed_us() * 1000
+
+
+def _utc_struct(clock: WallClock, secs: float | None) -> _time.struct_time:
+    return _real_gmtime(clock.epoch_us() / _US if secs is None else secs)
+
+
+def _fake_gmtime(secs: float | None = None, /) -> _time.struct_time:
+    clock = _clock()
+    return _real_gmtime(secs) if clock is None else _utc_struct(clock, secs)
+
+
+def _fake_localtime(secs: float | None = None, /) -> _time.struct_time:
+    clock = _clock()
+    return _real_localtime(secs) if clock is None else _utc_struct(clock, secs)
+
+
+def _fake_mktime(t: _time.struct_time | tuple[int, ...], /) -> float:
+    if _CURRENT.get() is None:
+        return _real_mktime(t)  # type: ignore[arg-type]
+    return float(calendar.timegm(t))
+
+
+def _fake_ctime(secs: float | None = None, /) -> str:
+    clock = _clock()
+    return _real_ctime(secs) if clock is None else _real_asctime(_utc_struct(clock, secs))
+
+
+def _fake_asctime(t: _time.struct_time | tuple[int, ...] | None = None, /) -> str:
+    clock = _clock()
+    if clock is None:
+        return _real_asctime() if t is None else _real_asctime(t)  # type: ignore[arg-type]
+    return _real_asctime(_utc_struct(clock, None) if t is None else t)  # type: ignore[arg-type]
+
+
+def _fake_strftime(format: str, t: _time.struct_time | tuple[int, ...] | None = None, /) -> str:
+    clock = _clock()
+    if t is not None:
+        return _real_strftime(format, t)  # type: ignore[arg-type]
+    if clock is None:
+        return _real_strftime(format)
+    return _real_strftime(format, _utc_struct(clock, None))
+
+
+# --- the datetime classes -------------------------------------------------------------------
+#
+# Stand-ins for ``datetime.datetime`` and ``datetime.date`` while the patch is in place.
+# Their clock methods follow the simulation; everything they make is a plain, real
+# datetime or date, so values print, pickle, copy and serialise as usual. They carry
+# the real classes' names, so a datetime pickled meanwhile reads ``datetime.datetime``.
+
+_REAL_OF: dict[type, type] = {}
+
+
+class _SimulatedClass(type):
+    """Lets real dates pass ``isinstance`` and ``issubclass`` checks against a stand-in."""
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        real = _REAL_OF.get(cls)
+        return type.__instancecheck__(cls, instance) if real is None else isinstance(instance, real)
+
+    def __subclasscheck__(cls, subclass: Any) -> bool:
+        real = _REAL_OF.get(cls)
+        return type.__subclasscheck__(cls, subclass) if real is None else issubclass(subclass, real)
+
+
+class _SimDate(_dt.date, metaclass=_SimulatedClass):
+    """``datetime.date`` whose ``today()`` follows the simulation (UTC)."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> _SimDate:
+        if cls is _SimDate:
+            return _real_date(*args, **kwargs)  # type: ignore[return-value]
+        return _real_date.__new__(cls, *args, **kwargs)  # a subclass made while patched
+
+    @classmethod
+    def today(cls) -> _SimDate:
+        clock = _clock()
+        if clock is None:
+            return _real_date.today()  # type: ignore[return-value]
+        return _virtual_now(clock, _UTC).date()  # type: ignore[return-value]
+
+    @classmethod
+    def fromtimestamp(cls, t: float, /) -> _SimDate:
+        if _CURRENT.get() is None:
+            return _real_date.fromtimestamp(t)  # type: ignore[return-value]
+        return _real_datetime.fromtimestamp(t, _UTC).date()  # type: ignore[return-value]
+
+
+class _SimDatetime(_dt.datetime, metaclass=_SimulatedClass):
+    """``datetime.datetime`` whose ``now()`` family follows the simulation (UTC)."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> _SimDatetime:
+        if cls is _SimDatetime:
+            return _real_datetime(*args, **kwargs)  # type: ignore[return-value]
+        return _real_datetime.__new__(cls, *args, **kwargs)  # a subclass made while patched
+
+    @classmethod
+    def now(cls, tz: _dt.tzinfo | None = None) -> _SimDatetime:
+        clock = _clock()
+        if clock is None:
+            return _real_datetime.now(tz)  # type: ignore[return-value]
+        return _virtual_now(clock, tz)  # type: ignore[return-value]
+
+    @classmethod
+    def utcnow(cls) -> _SimDatetime:
+        clock = _clock()
+        if clock is None:
+            return _real_datetime.utcnow()  # type: ignore[return-value]
+        return _virtual_now(clock, None)  # type: ignore[return-value]
+
+    @classmethod
+    def today(cls) -> _SimDatetime:
+        clock = _clock()
+        if clock is None:
+            return _real_datetime.today()  # type: ignore[return-value]
+        return _virtual_now(clock, None)  # type: ignore[return-value]
+
+    @classmethod
+    def fromtimestamp(cls, t: float, tz: _dt.tzinfo | None = None) -> _SimDatetime:
+        if _CURRENT.get() is None or tz is not None:
+            return _real_datetime.fromtimestamp(t, tz)  # type: ignore[return-value]
+        return _real_datetime.fromtimestamp(t, _UTC).replace(tzinfo=None)  # type: ignore[return-value]
+
+
+for _sim, _real_class in ((_SimDate, _real_date), (_SimDatetime, _real_datetime)):
+    _REAL_OF[_sim] = _real_class
+    _sim.__module__ = _real_class.__module__
+    _sim.__name__ = _sim.__qualname__ = _real_class.__name__
+
+
+def _virtual_now(clock: WallClock, tz: _dt.tzinfo | None) -> _dt.datetime:
+    """What ``datetime.now(tz)`` returns inside the simulation of ``clock``."""
+    utc = _EPOCH + _dt.timedelta(microseconds=clock.epoch_us())
+    return utc.replace(tzinfo=None) if tz is None else tz.fromutc(utc.replace(tzinfo=tz))
+
+
+def _reduce_datetime(value: _dt.datetime) -> tuple[Any, ...]:
+    # Pickled while patched, a datetime names its class through ``datetime.datetime``,
+    # which is the stand-in then: reduce to the stand-in, which makes a real one back.
+    return (_SimDatetime, _real_datetime.__reduce_ex__(value, 4)[1])
+
+
+def _reduce_date(value: _dt.date) -> tuple[Any, ...]:
+    return (_SimDate, _real_date.__reduce_ex__(value, 4)[1])
+
+
+_REDUCERS: Final[dict[type, Callable[[Any], tuple[Any, ...]]]] = {
+    _real_datetime: _reduce_datetime,
+    _real_date: _reduce_date,
+}
+
+
+# --- the process-wide patch -----------------------------------------------------------------
+
+# kind -> (owner, attribute, replacement); the kind names the real object in _REAL.
+_SOURCES: Final[dict[str, tuple[ModuleType, str, object]]] = {
+    "time": (_time, "time", _fake_time),
+    "time_ns": (_time, "time_ns", _fake_time_ns),
+    "monotonic": (_time, "monotonic", _fake_monotonic),
+    "monotonic_ns": (_time, "monotonic_ns", _fake_monotonic_ns),
+    "perf_counter": (_time, "perf_counter", _fake_perf_counter),
+    "perf_counter_ns": (_time, "perf_counter_ns", _fake_perf_counter_ns),
+    "gmtime": (_time, "gmtime", _fake_gmtime),
+    "localtime": (_time, "localtime", _fake_localtime),
+    "mktime": (_time, "mktime", _fake_mktime),
+    "ctime": (_time, "ctime", _fake_ctime),
+    "asctime": (_time, "asctime", _fake_asctime),
+    "strftime": (_time, "strftime", _fake_strftime),
+    "datetime": (_dt, "datetime", _SimDatetime),
+    "date": (_dt, "date", _SimDate),
+}
+_REAL: Final = {
+    "time": _real_time,
+    "time_ns": _real_time_ns,
+    "monotonic": _real_monotonic,
+    "monotonic_ns": _real_monotonic_ns,
+    "perf_counter": _real_perf_counter,
+    "perf_counter_ns": _real_perf_counter_ns,
+    "gmtime": _real_gmtime,
+    "localtime": _real_localtime,
+    "mktime": _real_mktime,
+    "ctime": _real_ctime,
+    "asctime": _real_asctime,
+    "strftime": _real_strftime,
+    "datetime": _real_datetime,
+    "date": _real_date,
+}
+_FAKE: Final = {kind: fake for kind, (_, _, fake) in _SOURCES.items()}
+_FAKE_IDS: Final = {id(fake): kind for kind, fake in _FAKE.items()}
+
+Location = tuple[str, str]  # (attribute name, kind)
+
+
+def _modules_state() -> tuple[int, str, int]:
+    """A cheap fingerprint of ``sys.modules``: it changes when a module is added or replaced."""
+    modules = sys.modules
+    try:
+        last = next(reversed(modules))
+    except (StopIteration, RuntimeError):
+        return (len(modules), "", 0)
+    return (len(modules), last, id(modules.get(last)))
+
+
+def _scanned(name: str) -> bool:
+    return not (name in _NOT_SCANNED or name.startswith(_NOT_SCANNED_PACKAGES) or name == __name__)
+
+
+def _locations(module: ModuleType, ids: dict[int, str]) -> tuple[Location, ...]:
+    """Where ``module`` holds a clock function or class by name (``from time import time``)."""
+    namespace = getattr(module, "__dict__", None)
+    if not isinstance(namespace, dict):
+        return ()
+    found = []
+    for attribute, value in list(namespace.items()):
+        kind = ids.get(id(value))
+        if kind is not None and isinstance(attribute, str):
+            found.append((attribute, kind))
+    return tuple(found)
+
+
+class _Patch:
+    """The process-wide patch, held while at least one wall-clock simulation runs.
+
+    Re-entrant across threads: the first holder installs it, the last one out removes it.
+    What it replaced is put back only where its replacement is still in place.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._undo: list[tuple[object, str, object, object]] = []
+        self._reducers: dict[type, object] = {}  # copyreg entries found in place
+        self._outside: dict[str, object] = dict(_REAL)
+        self._scanned: dict[str, ModuleType] = {}
+        # Only the scanned modules that hold something to replace, so a window costs
+        # what they hold, not what is loaded.
+        self._holders_of: dict[str, tuple[ModuleType, tuple[Location, ...]]] = {}
+        self._unfinished: set[str] = set()
+        self._seen = (0, "", 0)
+
+    @property
+    def installed(self) -> bool:
+        """Whether some simulation holds the patch right now."""
+        return self._holders > 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._holders += 1
+            if self._holders == 1:
+                try:
+                    self._install()
+                except BaseException:
+                    self._holders -= 1
+                    self._remove()
+                    raise
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with self._lock:
+            self._holders -= 1
+            if self._holders == 0:
+                self._remove()
+
+    def _install(self) -> None:
+        # Whatever holds the clock now (the real one, or freezegun's) comes back afterwards.
+        for kind, (owner, attribute, fake) in _SOURCES.items():
+            current = getattr(owner, attribute)
+            self._outside[kind] = _REAL[kind] if current is fake else current
+            self._swap(owner, attribute, current, fake)
+        for cls, reducer in _REDUCERS.items():
+            self._reducers[cls] = copyreg.dispatch_table.get(cls)
+            copyreg.dispatch_table[cls] = reducer
+        if self._unfinished or _modules_state() != self._seen:
+            self._refresh()
+        for module, locations in list(self._holders_of.values()):
+            namespace = module.__dict__
+            for attribute, kind in locations:
+                current = namespace.get(attribute)
+                if current is _REAL[kind] or current is self._outside[kind]:
+                    self._swap(module, attribute, current, _FAKE[kind])
+
+    def _remove(self) -> None:
+        for owner, attribute, original, fake in reversed(self._undo):
+            if getattr(owner, attribute, None) is fake:
+                setattr(owner, attribute, original)
+        self._undo.clear()
+        for cls, previous in self._reducers.items():
+            if copyreg.dispatch_table.get(cls) is _REDUCERS[cls]:
+                if previous is None:
+                    del copyreg.dispatch_table[cls]
+                else:
+                    copyreg.dispatch_table[cls] = previous  # type: ignore[assignment]
+        self._reducers.clear()
+        if _modules_state() != self._seen:  # imported meanwhile: they may hold replacements
+            for name in self._refresh():
+                module, locations = self._holders_of.get(name, (None, ()))
+                for attribute, kind in locations:
+                    if module.__dict__.get(attribute) is _FAKE[kind]:
+                        setattr(module, attribute, self._outside[kind])
+
+    def _swap(self, owner: object, attribute: str, current: object, fake: object) -> None:
+        try:
+            setattr(owner, attribute, fake)
+        except (AttributeError, TypeError):  # a read-only namespace: leave it be
+            return
+        self._undo.append((owner, attribute, current, fake))
+
+    def _refresh(self) -> list[str]:
+        """Scan the modules not seen yet (or still importing then); return their names."""
+        ids = {id(value): kind for kind, value in _REAL.items()}
+        ids.update({id(value): kind for kind, value in self._outside.items()})
+        ids.update(_FAKE_IDS)
+        state = _modules_state()  # before the copy: a module added meanwhile shows next time
+        modules = dict(sys.modules)
+        for name in [n for n, m in self._scanned.items() if modules.get(n) is not m]:
+            del self._scanned[name]
+            self._holders_of.pop(name, None)
+        fresh = []
+        for name, module in modules.items():
+            if (name in self._scanned and name not in self._unfinished) or not _scanned(name):
+                continue
+            if not isinstance(module, ModuleType):
+                continue
+            self._unfinished.discard(name)
+            if getattr(getattr(module, "__spec__", None), "_initializing", False):
+                self._unfinished.add(name)
+            self._scanned[name] = module
+            locations = _locations(module, ids)
+            if locations:
+                self._holders_of[name] = (module, locations)
+            else:
+                self._holders_of.pop(name, None)
+            fresh.append(name)
+        self._seen = state
+        return fresh
+
+
+PATCH: Final = _Patch()
