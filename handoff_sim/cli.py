@@ -1,7 +1,8 @@
 """The ``handoff-sim`` command: run, validate and render scenario files; print the schema.
 
-Exit codes: 0 all good, 1 a scenario failed, 2 a file or the command line is wrong.
-Errors go to stderr as ``path:line:col: field: message``.
+Exit codes: 0 all good, 1 a scenario failed, 2 a file, a plugin or the command line is
+wrong, 5 nothing was selected (as pytest), 130 interrupted. Errors go to stderr as
+``path:line:col: field: message``.
 """
 
 from __future__ import annotations
@@ -10,44 +11,137 @@ import argparse
 import importlib
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+from handoff_sim import __version__
+
+if TYPE_CHECKING:
+    from handoff_sim._cli_plugins import CommandPlugins
+    from handoff_sim.scenarios import LoadedScenario
 
 __all__ = ["main"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERRUPTED = 0, 1, 2, 5, 130
 RENDER_FORMATS = ("text", "jsonl", "mermaid", "tree")
+
+EXIT_CODES = """\
+exit codes:
+  0    every file is valid and every scenario run passed
+  1    a scenario failed its expectations
+  2    a file, a plugin or the command line is wrong; each problem is a line on
+       stderr: path:line:col: field: message
+  5    nothing to do: no scenario file found, or -k matched no scenario
+  130  interrupted (Ctrl-C)
+handoff-sim fuzz has its own exit codes: see handoff-sim fuzz --help.
+"""
+
+PATHS_HELP = "scenario files, or directories searched for *.yaml/*.yml files below them"
+PLUGIN_HELP = (
+    "import MODULE and use its pytest_handoff_* hooks (model kinds, runtime, observers), "
+    "as `pytest -p MODULE` would; repeatable. Modules registered under the "
+    "handoff_sim.plugins entry point group are always loaded"
+)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="handoff-sim",
         description="Run and check handoff scenario files in virtual time.",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    run = commands.add_parser("run", help="run scenarios and check their expectations")
-    run.add_argument("paths", nargs="+", metavar="PATH", help="scenario files or directories")
-    run.add_argument("-k", dest="keyword", help="only scenarios whose id contains this text")
-    run.add_argument("-q", "--quiet", action="store_true", help="print traces of failures only")
-    validate = commands.add_parser("validate", help="check scenario files without running them")
-    validate.add_argument("paths", nargs="+", metavar="PATH")
-    schema = commands.add_parser("schema", help="print the JSON Schema of scenario files")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"handoff-sim {__version__}",
+        help="print the version and exit",
+    )
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, help="what to do (COMMAND -h for more)"
+    )
+    _run_parser(_command(commands, "run", "run scenarios and check their expectations"))
+    validate = _command(commands, "validate", "check scenario files without running them")
+    validate.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
+    _plugin_option(validate)
+    schema = _command(commands, "schema", "print the JSON Schema of scenario files")
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
-    render = commands.add_parser("render", help="run one scenario and print its trace")
-    render.add_argument("path", metavar="PATH")
-    render.add_argument("-s", "--scenario", help="the scenario id, when the file holds several")
-    render.add_argument("--format", choices=RENDER_FORMATS, default="text")
-    fuzz = commands.add_parser("fuzz", help="fuzz policy configurations (if installed)")
-    fuzz.add_argument("args", nargs=argparse.REMAINDER)
+    _render_parser(_command(commands, "render", "run one scenario and print its trace"))
+    fuzz = _command(commands, "fuzz", "fuzz policy configurations (if installed)")
+    fuzz.add_argument(
+        "args",
+        nargs=argparse.REMAINDER,
+        metavar="ARG",
+        help="options of the fuzzer: see handoff-sim fuzz --help",
+    )
     return parser
+
+
+def _command(commands: Any, name: str, text: str) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=text,
+        description=text[:1].upper() + text[1:] + ".",
+        epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
+
+
+def _plugin_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-p",
+        "--plugin",
+        dest="plugins",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help=PLUGIN_HELP,
+    )
+
+
+def _run_parser(run: argparse.ArgumentParser) -> None:
+    run.add_argument("paths", nargs="+", metavar="PATH", help=PATHS_HELP)
+    run.add_argument(
+        "-k", dest="keyword", metavar="TEXT", help="only scenarios whose id contains TEXT"
+    )
+    run.add_argument("-q", "--quiet", action="store_true", help="print traces of failures only")
+    _plugin_option(run)
+
+
+def _render_parser(render: argparse.ArgumentParser) -> None:
+    render.add_argument("path", metavar="PATH", help="the scenario file")
+    render.add_argument(
+        "-s",
+        "--scenario",
+        metavar="ID",
+        help="the scenario (its name, or name[variant]) when the file holds several",
+    )
+    render.add_argument(
+        "--format",
+        choices=RENDER_FORMATS,
+        default="text",
+        help="text: the event listing (default); jsonl: one JSON event per line; "
+        "mermaid: a sequence diagram; tree: the handoff tree",
+    )
+    _plugin_option(render)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if args_list[:1] == ["fuzz"]:  # everything after it belongs to the fuzzing command
-        return _fuzz(args_list[1:])
+    try:
+        if args_list[:1] == ["fuzz"]:  # everything after it belongs to the fuzzing command
+            return _fuzz(args_list[1:])
+        return _dispatch(args_list)
+    except KeyboardInterrupt:
+        print("handoff-sim: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(args_list: list[str]) -> int:
     parser = _parser()
     try:
         args, extra = parser.parse_known_args(args_list)
@@ -60,72 +154,126 @@ def main(argv: Sequence[str] | None = None) -> int:
     return handlers[args.command](args)
 
 
-def _files(paths: Sequence[str], err: TextIO) -> Iterator[Path]:
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
-        elif path.is_file():
-            yield path
-        else:
-            print(f"{raw}: no such file or directory", file=err)
-            yield path  # loading it reports the error and counts it
+def _plugins(args: argparse.Namespace) -> CommandPlugins | None:
+    from handoff_sim._cli_plugins import CommandPlugins, PluginLoadError
 
-
-def _load(path: Path, err: TextIO) -> list[object] | None:
-    from handoff_sim.scenarios import ScenarioFileError, load_file
-
-    if not path.exists():
-        return None
     try:
-        return list(load_file(path))
+        return CommandPlugins(args.plugins)
+    except PluginLoadError as exc:
+        print(f"handoff-sim: {exc}", file=sys.stderr)
+        return None
+
+
+def _scenario_files(paths: Sequence[str], err: TextIO) -> tuple[list[Path], int]:
+    """The files to load, each once; every broken path or link is reported and counted."""
+    from handoff_sim.scenarios._discovery import discover
+
+    found = discover(paths)
+    for problem in found.problems:
+        print(problem.format(), file=err)
+    return found.files, len(found.problems)
+
+
+def _load(path: Path, plugins: CommandPlugins, err: TextIO) -> list[LoadedScenario] | None:
+    """The scenarios of a file, or ``None`` once its problems are printed.
+
+    Model kinds are checked here, with the plugins' factories, as pytest collection does.
+    """
+    from handoff_sim.scenarios import ScenarioFileError, load_file
+    from handoff_sim.scenarios._model_kinds import model_kind_problems
+
+    try:
+        loaded = load_file(path)
     except ScenarioFileError as exc:
         print(exc, file=err)
         return None
+    problems = model_kind_problems(
+        loaded, lambda s: plugins.model_factories(s) if plugins.runtime(s) is None else None
+    )
+    if problems:
+        print(ScenarioFileError(path, problems), file=err)
+        return None
+    return loaded
+
+
+@dataclass
+class _Tally:
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    deselected: int = 0
+
+    def summary(self) -> str:
+        text = f"{self.passed} passed, {self.failed} failed, {self.errors} error(s)"
+        return f"== {text}, {self.deselected} deselected ==" if self.deselected else f"== {text} =="
+
+    def exit_code(self) -> int:
+        if self.errors:
+            return EXIT_USAGE
+        if self.failed:
+            return EXIT_FAILED
+        return EXIT_OK if self.passed else EXIT_NOTHING
 
 
 def _run(args: argparse.Namespace) -> int:
-    from handoff_sim.scenarios import LoadedScenario, ScenarioError, render_failure, run_scenario
-
     out, err = sys.stdout, sys.stderr
-    passed = failed = errors = 0
-    for path in _files(args.paths, err):
-        loaded = _load(path, err)
+    plugins = _plugins(args)
+    if plugins is None:
+        return EXIT_USAGE
+    files, broken = _scenario_files(args.paths, err)
+    tally = _Tally(errors=broken)
+    for path in files:
+        loaded = _load(path, plugins, err)
         if loaded is None:
-            errors += 1
+            tally.errors += 1
             continue
         for scenario in loaded:
-            assert isinstance(scenario, LoadedScenario)
             if args.keyword and args.keyword not in scenario.id:
-                continue
-            try:
-                result = run_scenario(scenario)
-            except ScenarioError as exc:
-                print(exc, file=err)
-                errors += 1
-                continue
-            where = f"{scenario.path}::{scenario.id}"
-            if result.passed:
-                passed += 1
-                print(f"PASS {where} ({_virtual(result.elapsed_ms)} virtual)", file=out)
-                if not args.quiet:
-                    _print_trace(result.trace, out)
+                tally.deselected += 1
             else:
-                failed += 1
-                print(f"FAIL {where}", file=out)
-                print(render_failure(result), file=out)
-    print(f"== {passed} passed, {failed} failed, {errors} error(s) ==", file=out)
-    if errors:
-        return EXIT_USAGE
-    return EXIT_FAILED if failed else EXIT_OK
+                _run_one(scenario, plugins, args.quiet, tally)
+    print(tally.summary(), file=out)
+    code = tally.exit_code()
+    if code == EXIT_NOTHING:
+        print(f"handoff-sim run: {_nothing(tally, args, files)}", file=err)
+    return code
 
 
-def _print_trace(trace: object, out: TextIO) -> None:
-    from handoff_sim.trace import Trace
+def _nothing(tally: _Tally, args: argparse.Namespace, files: list[Path]) -> str:
+    if tally.deselected:
+        return f"-k {args.keyword!r} matched none of the {tally.deselected} scenario(s)"
+    if files:
+        return "the files hold no scenario"
+    return f"no scenario file (*.yaml, *.yml) in {', '.join(args.paths)}"
 
-    assert isinstance(trace, Trace)
-    print(_indent(trace.render_tree()), file=out)
-    print(_indent(trace.render()), file=out)
+
+def _run_one(scenario: LoadedScenario, plugins: CommandPlugins, quiet: bool, tally: _Tally) -> None:
+    from handoff_sim.scenarios import ScenarioError, render_failure, run_scenario
+
+    out = sys.stdout
+    try:
+        result = run_scenario(
+            scenario,
+            runtime=plugins.runtime(scenario),
+            model_factories=plugins.model_factories(scenario),
+            observers=plugins.observers(scenario),
+        )
+    except ScenarioError as exc:
+        print(exc, file=sys.stderr)
+        tally.errors += 1
+        return
+    plugins.scenario_result(result)
+    where = f"{scenario.path}::{scenario.id}"
+    if result.passed:
+        tally.passed += 1
+        print(f"PASS {where} ({_virtual(result.elapsed_ms)} virtual)", file=out)
+        if not quiet:
+            print(_indent(result.trace.render_tree()), file=out)
+            print(_indent(result.trace.render()), file=out)
+    else:
+        tally.failed += 1
+        print(f"FAIL {where}", file=out)
+        print(render_failure(result), file=out)
 
 
 def _indent(text: str) -> str:
@@ -134,13 +282,21 @@ def _indent(text: str) -> str:
 
 def _validate(args: argparse.Namespace) -> int:
     out, err = sys.stdout, sys.stderr
-    status = EXIT_OK
-    for path in _files(args.paths, err):
-        loaded = _load(path, err)
+    plugins = _plugins(args)
+    if plugins is None:
+        return EXIT_USAGE
+    files, broken = _scenario_files(args.paths, err)
+    status = EXIT_USAGE if broken else EXIT_OK
+    for path in files:
+        loaded = _load(path, plugins, err)
         if loaded is None:
             status = EXIT_USAGE
         else:
             print(f"ok {path}: {len(loaded)} scenario(s)", file=out)
+    if not files and not broken:
+        paths = ", ".join(args.paths)
+        print(f"handoff-sim validate: no scenario file (*.yaml, *.yml) in {paths}", file=err)
+        return EXIT_NOTHING
     return status
 
 
@@ -149,33 +305,43 @@ def _schema(args: argparse.Namespace) -> int:
 
     text = json.dumps(scenario_json_schema(), indent=2, ensure_ascii=False) + "\n"
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        try:
+            Path(args.output).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(
+                f"handoff-sim schema: cannot write {args.output}: {exc.strerror}", file=sys.stderr
+            )
+            return EXIT_USAGE
     else:
         sys.stdout.write(text)
     return EXIT_OK
 
 
 def _render(args: argparse.Namespace) -> int:
-    from handoff_sim.scenarios import LoadedScenario, ScenarioError, run_scenario
+    from handoff_sim.scenarios import ScenarioError, run_scenario
 
     err = sys.stderr
-    path = Path(args.path)
-    if not path.is_file():
-        print(f"{args.path}: no such file", file=err)
+    plugins = _plugins(args)
+    if plugins is None:
         return EXIT_USAGE
-    loaded = _load(path, err)
+    path = Path(args.path)
+    if path.is_dir():
+        print(f"{path}: a directory; render takes one scenario file", file=err)
+        return EXIT_USAGE
+    files, broken = _scenario_files([args.path], err)
+    loaded = None if broken else _load(files[0], plugins, err)
     if loaded is None:
         return EXIT_USAGE
-    chosen = [s for s in loaded if isinstance(s, LoadedScenario)]
-    if args.scenario is not None:
-        chosen = [s for s in chosen if args.scenario in (s.id, s.name)]
-    if len(chosen) != 1:
-        ids = ", ".join(s.id for s in loaded if isinstance(s, LoadedScenario))
-        what = "no scenario matches" if not chosen else "several scenarios match"
-        print(f"{path}: {what}; choose one with --scenario (ids: {ids})", file=err)
+    chosen = _choose(loaded, args.scenario, path, err)
+    if chosen is None:
         return EXIT_USAGE
     try:
-        result = run_scenario(chosen[0])
+        result = run_scenario(
+            chosen,
+            runtime=plugins.runtime(chosen),
+            model_factories=plugins.model_factories(chosen),
+            observers=plugins.observers(chosen),
+        )
     except ScenarioError as exc:
         print(exc, file=err)
         return EXIT_USAGE
@@ -189,6 +355,18 @@ def _render(args: argparse.Namespace) -> int:
     text = forms[args.format]()
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
+
+
+def _choose(
+    loaded: list[LoadedScenario], wanted: str | None, path: Path, err: TextIO
+) -> LoadedScenario | None:
+    chosen = [s for s in loaded if wanted is None or wanted in (s.id, s.name)]
+    if len(chosen) == 1:
+        return chosen[0]
+    ids = ", ".join(s.id for s in loaded)
+    what = "no scenario matches" if not chosen else "several scenarios match"
+    print(f"{path}: {what}; choose one with --scenario (ids: {ids})", file=err)
+    return None
 
 
 def _fuzz(argv: list[str]) -> int:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from handoff_sim import hookimpl
+from pytest_handoff._entry_points import load_entry_point_plugins
 
 if TYPE_CHECKING:
     from handoff_sim.events import Event
@@ -38,6 +39,7 @@ class HookObserver:
 
 def hook_observers(config: pytest.Config, scenario: LoadedScenario | None) -> list[object]:
     """The forwarding observer, only when some plugin implements ``pytest_handoff_event``."""
+    load_entry_point_plugins(config)
     if config.hook.pytest_handoff_event.get_hookimpls():
         return [HookObserver(config, scenario)]
     return []
@@ -100,6 +102,7 @@ def execute(config: pytest.Config, scenario: LoadedScenario, request: Any = None
     """
     from handoff_sim.scenarios import run_scenario
 
+    load_entry_point_plugins(config)
     hook = config.hook
     runtime = hook.pytest_handoff_runtime(config=config, scenario=scenario)
     result = run_scenario(

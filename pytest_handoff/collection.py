@@ -11,16 +11,24 @@ xdist treat it like any test. Its nodeid is ``path::scenario`` or
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import LoadedScenario
+    from handoff_sim.scenarios import LoadedScenario, ModelFactory, Problem
+    from handoff_sim.scenarios._discovery import Discovery
 
-from pytest_handoff._keys import BROKEN_FILES
+from pytest_handoff._keys import BROKEN_FILES, SCENARIO_DIRS
 
-__all__ = ["ScenarioFailed", "ScenarioFile", "ScenarioItem"]
+__all__ = [
+    "BrokenScenarioPath",
+    "ScenarioFailed",
+    "ScenarioFile",
+    "ScenarioItem",
+    "broken_paths",
+]
 
 _SCENARIO_MARK = "handoff_scenario"
 
@@ -64,6 +72,9 @@ class ScenarioFile(pytest.File):
             raise self.CollectError(str(exc)) from None
         except OSError as exc:
             raise self.CollectError(f"{self.path}: cannot read: {exc}") from None
+        unknown = _model_kind_problems(self.config, scenarios)
+        if unknown:
+            raise self.CollectError(str(ScenarioFileError(self.path, unknown)))
         seen: dict[str, int] = {}
         for scenario in scenarios:
             if scenario.id in seen:
@@ -76,17 +87,65 @@ class ScenarioFile(pytest.File):
 
     def _item(self, scenario: LoadedScenario) -> ScenarioItem:
         marks = [getattr(pytest.mark, _SCENARIO_MARK)(scenario.name)]
-        for tag in scenario.tags:
-            if not tag or tag.startswith("_"):
-                raise self.CollectError(
-                    f"{self.path}:{scenario.location('tags')}: tags: {tag!r} cannot be a marker "
-                    "name (it must not be empty or start with '_')"
-                )
+        from handoff_sim.scenarios._types import tag_problem
+
+        for index, tag in enumerate(scenario.tags):
+            problem = tag_problem(tag)  # the loader refuses these too; never trust a marker
+            if problem is not None:
+                at = scenario.document_path(f"tags.{index}")
+                line, column = scenario.source.position(at)
+                field = scenario.field_name(f"tags.{index}")
+                raise self.CollectError(f"{self.path}:{line}:{column}: {field}: {problem}")
             _register_tag(self.config, tag)
             marks.append(getattr(pytest.mark, tag))
         return ScenarioItem.from_parent(
             self, name=scenario.id, callobj=_scenario_function(scenario, marks), scenario=scenario
         )
+
+
+def _model_kind_problems(config: pytest.Config, scenarios: list[LoadedScenario]) -> list[Problem]:
+    """Model kinds no ``pytest_handoff_make_model`` builds, as ``handoff-sim validate`` sees them.
+
+    A scenario that a plugin's ``pytest_handoff_runtime`` runs is left to that runtime.
+    """
+    from handoff_sim.scenarios._model_kinds import model_kind_problems
+    from pytest_handoff._execute import _ModelHook
+
+    def factories(scenario: LoadedScenario) -> list[ModelFactory] | None:
+        if config.hook.pytest_handoff_runtime(config=config, scenario=scenario) is not None:
+            return None
+        return [_ModelHook(config, scenario)]
+
+    return model_kind_problems(scenarios, factories)
+
+
+def broken_paths(directory: pytest.Directory, found: Discovery) -> list[BrokenScenarioPath]:
+    """One failing collector per broken link or link loop the scenario walk found under
+    ``directory``, a configured scenario directory (the outermost one, when they nest)."""
+    problems: dict[str, list[Problem]] = {}
+    dirs = directory.config.stash.get(SCENARIO_DIRS, ())
+    for problem in found.problems:
+        where = Path(problem.path)
+        owner = next((d for d in dirs if where == d or d in where.parents), None)
+        if owner == directory.path:
+            problems.setdefault(problem.path, []).append(problem)
+    return [
+        BrokenScenarioPath.from_parent(directory, path=Path(where), problems=listed)
+        for where, listed in sorted(problems.items())
+    ]
+
+
+class BrokenScenarioPath(pytest.File):
+    """A link in a scenario directory that leads to no scenario file: one collection error."""
+
+    def __init__(self, *, problems: list[Problem], **kwargs: Any) -> None:
+        self.problems = problems
+        super().__init__(**kwargs)
+
+    def collect(self) -> list[pytest.Item]:
+        """Fail with the ``path:line:col: field: message`` lines, no traceback."""
+        _note_broken(self.config)
+        raise self.CollectError("\n".join(p.format() for p in self.problems))
 
 
 def _scenario_function(
@@ -128,7 +187,10 @@ class ScenarioItem(pytest.Function):
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
     ) -> Any:
-        """The scenario report as plain text; other errors keep pytest's usual traceback."""
-        if isinstance(excinfo.value, ScenarioFailed):
+        """The scenario report, or a scenario error, as plain text; other errors (a hook's,
+        a runtime's) keep pytest's usual traceback."""
+        from handoff_sim.scenarios import ScenarioError
+
+        if isinstance(excinfo.value, ScenarioFailed | ScenarioError):
             return str(excinfo.value)
         return super().repr_failure(excinfo)

@@ -12,11 +12,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_handoff._keys import BROKEN_FILES, SCENARIO_DIRS
+from pytest_handoff._keys import BROKEN_FILES, DISCOVERY, SCENARIO_DIRS
+
+if TYPE_CHECKING:
+    from handoff_sim.scenarios._discovery import Discovery
 
 pytest_plugins = ["pytest_handoff.fixtures"]
 
@@ -60,20 +63,34 @@ def _inside(path: Path, folder: Path) -> bool:
     return path == folder or folder in path.parents
 
 
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, or ``path`` itself when a loop of links makes that impossible."""
+    try:
+        return path.resolve()
+    except RuntimeError:  # a symlink loop (Python 3.11); reported as a missing path
+        return path
+
+
 def _configured_dirs(config: pytest.Config) -> tuple[list[Path], bool]:
     """Scenario directories (CLI > ini > none) and whether they came from the CLI."""
     cli: list[str] = config.getoption("handoff_scenarios", None) or []
     if cli:
         base = config.invocation_params.dir
-        return [(base / p).resolve() for p in cli], True
+        return [_resolved(base / p) for p in cli], True
     ini: list[Path] = config.getini("handoff_scenarios") or []
-    return [Path(p).resolve() for p in ini], False
+    return [_resolved(Path(p)) for p in ini], False
+
+
+def _missing(path: Path) -> str:
+    if path.is_symlink():
+        return f"{path} (a symlink loop or a dangling symlink)"
+    return str(path)
 
 
 def _add_to_args(config: pytest.Config, dirs: list[Path]) -> None:
     """Add each scenario dir to the run unless an argument already covers it or lies in it."""
     base = config.invocation_params.dir
-    given = [(base / arg.split("::")[0]).resolve() for arg in config.args]
+    given = [_resolved(base / arg.split("::")[0]) for arg in config.args]
     for folder in dirs:
         if not any(_inside(arg, folder) or _inside(folder, arg) for arg in given):
             config.args.append(str(folder))
@@ -85,11 +102,15 @@ def pytest_configure(config: pytest.Config) -> None:
     for line in _MARKERS:
         config.addinivalue_line("markers", line)
     dirs, from_cli = _configured_dirs(config)
-    missing = [str(d) for d in dirs if not d.exists()]
+    missing = [_missing(d) for d in dirs if not d.exists()]
     if missing:
         source = "--handoff-scenarios" if from_cli else "handoff_scenarios (ini)"
         raise pytest.UsageError(f"{source}: no such file or directory: {', '.join(missing)}")
     config.stash[SCENARIO_DIRS] = tuple(dirs)
+    if dirs:
+        from pytest_handoff._entry_points import load_entry_point_plugins
+
+        load_entry_point_plugins(config)
     if from_cli and config.args_source != pytest.Config.ArgsSource.ARGS:
         # `pytest --handoff-scenarios DIR` with no test paths runs the scenarios only,
         # as `pytest DIR` would; testpaths apply when no target at all is given.
@@ -98,12 +119,57 @@ def pytest_configure(config: pytest.Config) -> None:
         _add_to_args(config, dirs)
 
 
+def _discovery(config: pytest.Config) -> Discovery:
+    """The scenario files of every scenario directory, each once (walked on first use)."""
+    found = config.stash.get(DISCOVERY, None)
+    if found is None:
+        from handoff_sim.scenarios._discovery import discover
+
+        dirs: tuple[Path, ...] = config.stash.get(SCENARIO_DIRS, ())
+        found = config.stash[DISCOVERY] = discover(dirs)
+    return found
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Inside a scenario directory, do not enter a directory link the scenario walk skips:
+    a loop back to a directory that contains it, or a second way into a directory."""
+    dirs = config.stash.get(SCENARIO_DIRS, ())
+    if not dirs or not collection_path.is_symlink() or not collection_path.is_dir():
+        return None
+    if not any(_inside(collection_path, folder) for folder in dirs):
+        return None
+    return None if collection_path in _discovery(config).followed else True
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    """A scenario directory also reports each broken link or link loop in it, one error each."""
+    report = yield
+    dirs = collector.config.stash.get(SCENARIO_DIRS, ())
+    if dirs and isinstance(collector, pytest.Directory) and collector.path in dirs:
+        found = _discovery(collector.config)
+        if found.problems and isinstance(report.result, list):
+            from pytest_handoff.collection import broken_paths
+
+            report.result.extend(broken_paths(collector, found))
+    return report
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A scenario file is any *.yaml/*.yml file under a configured scenario directory."""
+    """A scenario file is any *.yaml/*.yml file under a configured scenario directory.
+
+    A file reached a second time (through a link) is not collected again, unless it
+    was named on the command line.
+    """
     if file_path.suffix not in _SUFFIXES:
         return None
-    dirs = parent.config.stash.get(SCENARIO_DIRS, ())
+    config = parent.config
+    dirs = config.stash.get(SCENARIO_DIRS, ())
     if not any(_inside(file_path, folder) for folder in dirs):
+        return None
+    if _discovery(config).repeats(file_path) and not parent.session.isinitpath(file_path):
         return None
     from pytest_handoff.collection import ScenarioFile
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import textwrap
+from pathlib import Path
+
 import pytest
 
 from tests.plugin._support import ECHO_CONFTEST, ECHO_SCENARIO, PASSING
@@ -16,13 +19,15 @@ def test_t5_make_model_hook_adds_a_model_kind(
     pytester.runpytest_inprocess("--handoff-scenarios", "scenarios").assert_outcomes(passed=1)
 
 
-def test_t5_unknown_model_kind_without_a_hook_fails_the_scenario(
+def test_t5_unknown_model_kind_without_a_hook_is_a_collection_error(
     pytester: pytest.Pytester, write_scenario: Write
 ) -> None:
-    write_scenario("echo.yaml", ECHO_SCENARIO)
+    path = write_scenario("echo.yaml", ECHO_SCENARIO)
     result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*no model factory for kind 'echo'*"])
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [f"{path}:4:13: agents.bot.model.kind: unknown model kind 'echo': no plugin builds it*"]
+    )
 
 
 def test_t5_event_hook_sees_every_event_of_the_run(
@@ -112,3 +117,70 @@ def test_t5_hookspecs_are_registered(pytester: pytest.Pytester) -> None:
         "pytest_handoff_scenario_result",
     ):
         assert config.pluginmanager.hook.__dict__[name].spec is not None, name
+
+
+def _install_entry_point(site: Path, module: str, source: str) -> None:
+    """A distribution on ``site`` registering ``module`` under handoff_sim.plugins only."""
+    (site / f"{module}.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[handoff_sim.plugins]\n{module} = {module}\n")
+
+
+def test_14_handoff_sim_plugins_entry_points_add_model_kinds_to_pytest(
+    pytester: pytest.Pytester, write_scenario: Write, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The group ``handoff-sim run`` loads is loaded by the plugin too: both see one kind."""
+    site = pytester.path / "site"
+    site.mkdir()
+    _install_entry_point(site, "echo_entry_kinds", ECHO_CONFTEST)
+    monkeypatch.syspath_prepend(str(site))
+    write_scenario("echo.yaml", ECHO_SCENARIO)
+    pytester.runpytest_inprocess("--handoff-scenarios", "scenarios").assert_outcomes(passed=1)
+    blocked = pytester.runpytest_inprocess(
+        "--handoff-scenarios", "scenarios", "-p", "no:echo_entry_kinds"
+    )
+    blocked.assert_outcomes(errors=1)
+    blocked.stdout.fnmatch_lines(["*unknown model kind 'echo': no plugin builds it*"])
+
+
+def test_14_a_broken_entry_point_is_a_usage_error(
+    pytester: pytest.Pytester, write_scenario: Write, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = pytester.path / "site"
+    site.mkdir()
+    _install_entry_point(site, "broken_entry_kinds", "raise RuntimeError('not configured')\n")
+    monkeypatch.syspath_prepend(str(site))
+    write_scenario("ok.yaml", PASSING)
+    result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "*handoff_sim.plugins entry point 'broken_entry_kinds' (broken_entry_kinds) cannot "
+            "be loaded: RuntimeError: not configured"
+        ]
+    )
+
+
+def test_14_a_scenario_error_during_the_run_is_plain_text(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    """A kind built at collection but refused when the run builds it: no traceback."""
+    path = write_scenario("echo.yaml", ECHO_SCENARIO)
+    pytester.makeconftest(
+        """
+        from handoff_sim.testing import FunctionModel
+
+        CALLS = []
+
+        def pytest_handoff_make_model(config, scenario, agent_name, model_spec):
+            CALLS.append(agent_name)
+            return FunctionModel(lambda request: "first") if len(CALLS) == 1 else None
+        """
+    )
+    result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([f"{path}:4: agents.bot.model: no model factory for kind 'echo'*"])
+    assert "Traceback" not in result.stdout.str()
+    assert "_build.py" not in result.stdout.str()

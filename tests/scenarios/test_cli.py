@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import handoff_sim
 import handoff_sim.cli as cli
 from handoff_sim.cli import main
 
@@ -74,7 +76,7 @@ def test_run_filters_by_keyword(tmp_path: Path, capsys: pytest.CaptureFixture[st
     write(tmp_path, PASSING, "a.yaml")
     write(tmp_path, FAILING, "b.yaml")
     assert main(["run", "-q", "-k", "pass", str(tmp_path)]) == 0
-    assert "== 1 passed, 0 failed, 0 error(s) ==" in capsys.readouterr().out
+    assert "== 1 passed, 0 failed, 0 error(s), 1 deselected ==" in capsys.readouterr().out
 
 
 def test_run_the_bundled_suite_passes(capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,7 +91,9 @@ def test_validate_checks_without_running(
     assert main(["validate", str(path)]) == 0
     assert capsys.readouterr().out == f"ok {path}: 1 scenario(s)\n"
     assert main(["validate", str(tmp_path / "missing.yaml")]) == 2
-    assert "missing.yaml: no such file or directory" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"{tmp_path / 'missing.yaml'}:1:1: <file>: no such file or directory\n"
+    )
 
 
 @pytest.mark.parametrize(
@@ -166,3 +170,162 @@ def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert module.returncode == 0
+
+
+# -- the command line itself: version, help, exit codes, plugins (issue 9, items 14 and 16) --
+
+COMMANDS = ["run", "validate", "schema", "render", "fuzz"]
+
+
+def _help(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    assert main([*args, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+def _undocumented(text: str) -> list[str]:
+    """Entries of argparse's argument sections that have no help text beside or below them."""
+    lines = text.splitlines()
+    missing, listed = [], False
+    for index, line in enumerate(lines):
+        if line and not line.startswith(" "):
+            listed = line in ("positional arguments:", "options:")
+            continue
+        if not listed or not line.startswith("  ") or line.startswith("   "):
+            continue
+        below = lines[index + 1] if index + 1 < len(lines) else ""
+        if "  " not in line.strip() and not below.startswith(" " * 10):
+            missing.append(line.strip())
+    return missing
+
+
+def test_16_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"handoff-sim {handoff_sim.__version__}\n"
+
+
+@pytest.mark.parametrize("command", [[], *([c] for c in COMMANDS if c != "fuzz")])
+def test_16_every_argument_has_help_text(
+    capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    text = _help(capsys, *command)
+    assert "positional arguments:" in text or "options:" in text
+    assert _undocumented(text) == []
+
+
+def test_16_the_top_level_help_lists_every_command_with_its_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = _help(capsys)
+    listed = {line.split()[0]: line for line in text.splitlines() if line.startswith("    ")}
+    for command in COMMANDS:
+        assert len(listed[command].split()) > 1, command
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["validate"], ["render"]])
+def test_16_help_lists_the_exit_codes(
+    capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    text = _help(capsys, *command)
+    listed = text[text.index("exit codes:") :].splitlines()[1:]
+    codes = [line.split()[0] for line in listed if line[:3].strip().isdigit()]
+    assert codes == ["0", "1", "2", "5", "130"]
+
+
+def test_16_the_help_checker_sees_an_argument_without_help() -> None:
+    parser = argparse.ArgumentParser(prog="x")
+    parser.add_argument("path")
+    parser.add_argument("-q", action="store_true", help="quiet")
+    assert _undocumented(parser.format_help()) == ["path"]
+
+
+ECHO_PLUGIN = """\
+from handoff_sim.testing import FunctionModel
+
+EVENTS = []
+RESULTS = []
+
+
+def pytest_handoff_make_model(config, scenario, agent_name, model_spec):
+    if model_spec["kind"] != "echo":
+        return None
+    return FunctionModel(lambda request: model_spec["prefix"] + request.messages[-1].content)
+
+
+def pytest_handoff_event(config, scenario, event):
+    EVENTS.append((config, scenario.id, event.type))
+
+
+def pytest_handoff_scenario_result(config, result):
+    RESULTS.append(result.passed)
+"""
+
+ECHO_SCENARIO = """\
+scenario: echo-kind
+agents:
+  bot:
+    model: {kind: echo, prefix: "echo: "}
+run: [hello]
+expect:
+  output: "echo: hello"
+"""
+
+
+def test_14_plugin_option_adds_a_model_kind_to_validate_run_and_render(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-p MODULE`` imports a module of the current directory and uses its hooks."""
+    (tmp_path / "echo_kinds.py").write_text(ECHO_PLUGIN, encoding="utf-8")
+    path = write(tmp_path, ECHO_SCENARIO, "echo.yaml")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "echo_kinds", raising=False)
+    assert main(["validate", str(path)]) == 2
+    assert "unknown model kind 'echo'" in capsys.readouterr().err
+    assert main(["validate", "-p", "echo_kinds", str(path)]) == 0
+    assert main(["run", "-q", "--plugin", "echo_kinds", str(path)]) == 0
+    assert f"PASS {path}::echo-kind" in capsys.readouterr().out
+    assert main(["render", str(path), "-p", "echo_kinds", "--format", "tree"]) == 0
+    plugin = sys.modules["echo_kinds"]
+    assert plugin.RESULTS == [True]  # render reports no result: it checks nothing
+    assert plugin.EVENTS[0] == (None, "echo-kind", "run_start")
+    assert plugin.EVENTS[-1][2] == "run_end"
+
+
+def test_14_a_plugin_that_cannot_load_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "boom_kinds.py").write_text("value = 1 / 0\n", encoding="utf-8")
+    path = write(tmp_path, PASSING)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "boom_kinds", raising=False)
+    assert main(["run", "-p", "boom_kinds", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "handoff-sim: cannot load plugin 'boom_kinds': ZeroDivisionError: division by zero "
+        f"(at {tmp_path / 'boom_kinds.py'}:1)\n"
+    )
+    assert main(["validate", "-p", "no_such_module_anywhere", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        "handoff-sim: cannot load plugin 'no_such_module_anywhere': "
+        "ModuleNotFoundError: No module named 'no_such_module_anywhere'\n"
+    )
+
+
+def install_entry_point(site: Path, module: str, source: str) -> None:
+    """A distribution on ``site`` that registers ``module`` as a handoff_sim.plugins entry."""
+    (site / f"{module}.py").write_text(source, encoding="utf-8")
+    info = site / f"{module}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[handoff_sim.plugins]\n{module} = {module}\n")
+
+
+def test_14_entry_point_plugins_are_loaded_without_an_option(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    install_entry_point(site, "echo_entry_kinds", ECHO_PLUGIN)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.delitem(sys.modules, "echo_entry_kinds", raising=False)
+    path = write(tmp_path, ECHO_SCENARIO, "echo.yaml")
+    assert main(["run", "-q", str(path)]) == 0
+    assert f"PASS {path}::echo-kind" in capsys.readouterr().out
