@@ -1,4 +1,4 @@
-"""Scenario files as pytest collectors, scenarios as test items (T1, T2, Y4).
+"""Scenario files as pytest collectors, scenarios as test items.
 
 ``ScenarioFile`` loads one YAML file; a malformed file becomes one collection
 error that prints ``path:line:col: field: message`` lines and nothing else.

@@ -1,7 +1,9 @@
-"""Hooks a downstream project implements to extend scenario runs (T5).
+"""Hooks a downstream project implements to extend scenario runs.
 
 Implement them in a ``conftest.py`` or a plugin; the plugin adds these specs in
-``pytest_addhooks``. Each hook also applies to the ``run_scenario`` fixture.
+``pytest_addhooks``. Each hook also applies to the ``run_scenario`` fixture, and
+the ``handoff-sim`` command calls them too, with ``config=None``, for the modules
+of the ``handoff_sim.plugins`` entry point group and those named with ``-p``.
 
 * ``pytest_handoff_make_model`` — add a model kind the scenario format does not know;
 * ``pytest_handoff_runtime`` — run a scenario on another framework (a conformance suite);
@@ -33,28 +35,32 @@ hookspec = pytest.hookspec
 
 @hookspec(firstresult=True)
 def pytest_handoff_make_model(
-    config: pytest.Config, scenario: Any, agent_name: str, model_spec: dict[str, Any]
+    config: pytest.Config | None, scenario: Any, agent_name: str, model_spec: dict[str, Any]
 ) -> ModelClient | None:
     """Build the model client of ``agent_name`` from its ``model`` mapping in the scenario.
 
     Called only for a model kind the built-in runtime does not know. Return a
     ``ModelClient`` (any object with ``async complete(request)``), or ``None`` when
     the kind is not yours. ``scenario`` is the ``LoadedScenario`` being run.
+    Also called once when the file is collected (or validated), to refuse a kind
+    nobody builds at its line; that client is dropped.
     """
 
 
 @hookspec(firstresult=True)
-def pytest_handoff_runtime(config: pytest.Config, scenario: Any) -> Any:
+def pytest_handoff_runtime(config: pytest.Config | None, scenario: Any) -> Any:
     """Return a ``ScenarioRuntime`` to run ``scenario`` with, or ``None`` for the default.
 
     A runtime has ``run(scenario, *, observers) -> ScenarioRun`` (see
     ``handoff_sim.scenarios``); the plugin still checks the scenario's expectations
-    on the trace it returns, so the same files test another framework.
+    on the trace it returns, so the same files test another framework. For a
+    scenario with a model ``kind`` it is also asked at collection: the model kinds
+    of a scenario another runtime runs are not checked.
     """
 
 
 @hookspec
-def pytest_handoff_event(config: pytest.Config, scenario: Any, event: Event) -> None:
+def pytest_handoff_event(config: pytest.Config | None, scenario: Any, event: Event) -> None:
     """Called for every runtime event of a scenario run, in ``seq`` order.
 
     ``scenario`` is the ``LoadedScenario``, or ``None`` for runs made through the
@@ -63,5 +69,5 @@ def pytest_handoff_event(config: pytest.Config, scenario: Any, event: Event) -> 
 
 
 @hookspec
-def pytest_handoff_scenario_result(config: pytest.Config, result: Any) -> None:
+def pytest_handoff_scenario_result(config: pytest.Config | None, result: Any) -> None:
     """Called with each ``ScenarioResult`` once its run ends, before its checks."""

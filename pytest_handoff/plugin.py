@@ -1,4 +1,4 @@
-"""The pytest plugin of handoff-sim: hooks only (T1, T5).
+"""The pytest plugin of handoff-sim: hooks only.
 
 Loaded through the ``pytest11`` entry point in every pytest session of the
 environment, so it imports only pytest and the standard library here; the
@@ -32,7 +32,7 @@ _MARKERS = (
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
-    """Add the ``pytest_handoff_*`` hookspecs for downstream plugins (T5)."""
+    """Add the ``pytest_handoff_*`` hookspecs for downstream plugins."""
     from pytest_handoff import hookspecs
 
     pluginmanager.add_hookspecs(hookspecs)
@@ -178,7 +178,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, object]:
-    """A broken scenario file must not stop the other tests (Y4).
+    """A broken scenario file must not stop the other tests.
 
     pytest refuses to run anything after a collection error; when every error
     came from scenario files, hide them from that check, then count them again
