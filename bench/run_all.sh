@@ -38,6 +38,8 @@ echo "+ delegation ${peers[*]:-}" >&2
 $PY bench/delegation.py "${peers[@]}" --parallel-check --flatness > "$OUT/delegation.jsonl"
 echo "+ virtual time" >&2
 $PY bench/virtual_time.py > "$OUT/virtual_time.jsonl"
+echo "+ wall clock" >&2
+$PY bench/wall_clock.py > "$OUT/wall_clock.jsonl"
 echo "+ plugin start-up" >&2
 $PY bench/plugin_startup.py > "$OUT/plugin_startup.jsonl"
 echo "+ fuzz throughput" >&2

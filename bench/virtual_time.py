@@ -5,12 +5,13 @@
 answers only after an hour, so all 3 attempts time out (90 virtual seconds) and the
 parent gets the error result. ``ten-hours``: 10 sequential handoffs whose child model
 takes one virtual hour each (36,000 virtual seconds). Each is timed as the whole public
-``simulate(...)`` call, with and without the freezegun wall clock, each in a fresh
-process so the first (cold) run is seen too. ``scenario-file-30s-x3`` is the bundled
-``scenarios/ai4j/retries_with_timeouts.yaml`` (30 s x 3 attempts) run through
-``run_scenario`` (loaded once, untimed), as the plugin runs it: scenario files run without
-the freezegun wall clock, since nothing in them can read it. JSON lines on stdout, a
-table on stderr.
+``simulate(...)`` call, with and without the wall clock, each in a fresh process so the
+first (cold) run is seen too (it pays the wall clock's one-time module scan).
+``scenario-file-30s-x3`` is the bundled ``scenarios/ai4j/retries_with_timeouts.yaml``
+(30 s x 3 attempts) run through ``run_scenario`` (loaded once, untimed), as the plugin
+runs it: scenario files run without the wall clock, since nothing in them can read it.
+``bench/wall_clock.py`` measures the wall clock's own cost with ~600 modules loaded.
+JSON lines on stdout, a table on stderr.
 
     python bench/virtual_time.py [--repeats 101]
 """

@@ -1,4 +1,4 @@
-"""``VirtualTimeLoop``: an asyncio loop whose clock jumps to the next timer (V1–V3).
+"""``VirtualTimeLoop``: an asyncio loop whose clock jumps to the next timer.
 
 Rules (see docs/virtual-time.md):
 

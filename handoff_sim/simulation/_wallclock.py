@@ -357,9 +357,12 @@ _REAL: Final = {
     "date": _real_date,
 }
 _FAKE: Final = {kind: fake for kind, (_, _, fake) in _SOURCES.items()}
+_SOURCE_SLOTS: Final = tuple(
+    (kind, vars(owner), attribute, fake) for kind, (owner, attribute, fake) in _SOURCES.items()
+)
 _FAKE_IDS: Final = {id(fake): kind for kind, fake in _FAKE.items()}
 
-Location = tuple[str, str]  # (attribute name, kind)
+Location = tuple[str, str, object, object]  # (attribute name, kind, real, replacement)
 
 
 def _modules_state() -> tuple[int, str, int]:
@@ -385,7 +388,7 @@ def _locations(module: ModuleType, ids: dict[int, str]) -> tuple[Location, ...]:
     for attribute, value in list(namespace.items()):
         kind = ids.get(id(value))
         if kind is not None and isinstance(attribute, str):
-            found.append((attribute, kind))
+            found.append((attribute, kind, _REAL[kind], _FAKE[kind]))
     return tuple(found)
 
 
@@ -399,20 +402,17 @@ class _Patch:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._holders = 0
-        self._undo: list[tuple[object, str, object, object]] = []
+        # (namespace, name, what was there, what replaced it): namespaces are module dicts,
+        # written directly, which keeps a window to a few microseconds.
+        self._undo: list[tuple[dict[str, Any], str, object, object]] = []
         self._reducers: dict[type, object] = {}  # copyreg entries found in place
         self._outside: dict[str, object] = dict(_REAL)
         self._scanned: dict[str, ModuleType] = {}
         # Only the scanned modules that hold something to replace, so a window costs
         # what they hold, not what is loaded.
-        self._holders_of: dict[str, tuple[ModuleType, tuple[Location, ...]]] = {}
+        self._holders_of: dict[str, tuple[dict[str, Any], tuple[Location, ...]]] = {}
         self._unfinished: set[str] = set()
         self._seen = (0, "", 0)
-
-    @property
-    def installed(self) -> bool:
-        """Whether some simulation holds the patch right now."""
-        return self._holders > 0
 
     def __enter__(self) -> None:
         with self._lock:
@@ -438,26 +438,28 @@ class _Patch:
 
     def _install(self) -> None:
         # Whatever holds the clock now (the real one, or freezegun's) comes back afterwards.
-        for kind, (owner, attribute, fake) in _SOURCES.items():
-            current = getattr(owner, attribute)
-            self._outside[kind] = _REAL[kind] if current is fake else current
-            self._swap(owner, attribute, current, fake)
+        undo, outside = self._undo, self._outside
+        for kind, namespace, attribute, fake in _SOURCE_SLOTS:
+            current = namespace[attribute]
+            outside[kind] = _REAL[kind] if current is fake else current
+            namespace[attribute] = fake
+            undo.append((namespace, attribute, current, fake))
         for cls, reducer in _REDUCERS.items():
             self._reducers[cls] = copyreg.dispatch_table.get(cls)
             copyreg.dispatch_table[cls] = reducer
         if self._unfinished or _modules_state() != self._seen:
             self._refresh()
-        for module, locations in list(self._holders_of.values()):
-            namespace = module.__dict__
-            for attribute, kind in locations:
+        for namespace, locations in list(self._holders_of.values()):
+            for attribute, kind, real, fake in locations:
                 current = namespace.get(attribute)
-                if current is _REAL[kind] or current is self._outside[kind]:
-                    self._swap(module, attribute, current, _FAKE[kind])
+                if current is real or current is outside[kind]:
+                    namespace[attribute] = fake
+                    undo.append((namespace, attribute, current, fake))
 
     def _remove(self) -> None:
-        for owner, attribute, original, fake in reversed(self._undo):
-            if getattr(owner, attribute, None) is fake:
-                setattr(owner, attribute, original)
+        for namespace, attribute, original, fake in reversed(self._undo):
+            if namespace.get(attribute) is fake:
+                namespace[attribute] = original
         self._undo.clear()
         for cls, previous in self._reducers.items():
             if copyreg.dispatch_table.get(cls) is _REDUCERS[cls]:
@@ -468,17 +470,10 @@ class _Patch:
         self._reducers.clear()
         if _modules_state() != self._seen:  # imported meanwhile: they may hold replacements
             for name in self._refresh():
-                module, locations = self._holders_of.get(name, (None, ()))
-                for attribute, kind in locations:
-                    if module.__dict__.get(attribute) is _FAKE[kind]:
-                        setattr(module, attribute, self._outside[kind])
-
-    def _swap(self, owner: object, attribute: str, current: object, fake: object) -> None:
-        try:
-            setattr(owner, attribute, fake)
-        except (AttributeError, TypeError):  # a read-only namespace: leave it be
-            return
-        self._undo.append((owner, attribute, current, fake))
+                namespace, locations = self._holders_of.get(name, ({}, ()))
+                for attribute, kind, _, fake in locations:
+                    if namespace.get(attribute) is fake:
+                        namespace[attribute] = self._outside[kind]
 
     def _refresh(self) -> list[str]:
         """Scan the modules not seen yet (or still importing then); return their names."""
@@ -502,7 +497,7 @@ class _Patch:
             self._scanned[name] = module
             locations = _locations(module, ids)
             if locations:
-                self._holders_of[name] = (module, locations)
+                self._holders_of[name] = (module.__dict__, locations)
             else:
                 self._holders_of.pop(name, None)
             fresh.append(name)
