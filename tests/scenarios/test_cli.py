@@ -329,3 +329,14 @@ def test_14_entry_point_plugins_are_loaded_without_an_option(
     path = write(tmp_path, ECHO_SCENARIO, "echo.yaml")
     assert main(["run", "-q", str(path)]) == 0
     assert f"PASS {path}::echo-kind" in capsys.readouterr().out
+
+
+def test_ctrl_c_is_exit_130_without_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("handoff_sim.scenarios.run_scenario", interrupted)
+    assert main(["run", str(write(tmp_path, PASSING))]) == 130
+    assert capsys.readouterr().err == "handoff-sim: interrupted\n"
