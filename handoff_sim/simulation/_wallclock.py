@@ -215,20 +215,35 @@ def _fake_strftime(format: str, t: _time.struct_time | tuple[int, ...] | None = 
 # Their clock methods follow the simulation; everything they make is a plain, real
 # datetime or date, so values print, pickle, copy and serialise as usual. They carry
 # the real classes' names, so a datetime pickled meanwhile reads ``datetime.datetime``.
+# A stand-in also equals (and hashes like) its real class, so a table keyed by the real
+# class (pydantic's schema for a ``datetime`` field of a model defined in a simulation)
+# finds it.
 
-_REAL_OF: dict[type, type] = {}
+
+def _real_of(cls: type) -> type | None:
+    """The real class a stand-in stands for (``None`` for any other class, subclasses too)."""
+    real = cls.__dict__.get("_handoff_real")
+    return real if isinstance(real, type) else None
 
 
 class _SimulatedClass(type):
-    """Lets real dates pass ``isinstance`` and ``issubclass`` checks against a stand-in."""
+    """Makes a stand-in pass for its real class: ``isinstance``, ``issubclass``, ``==``."""
 
     def __instancecheck__(cls, instance: Any) -> bool:
-        real = _REAL_OF.get(cls)
+        real = _real_of(cls)
         return type.__instancecheck__(cls, instance) if real is None else isinstance(instance, real)
 
     def __subclasscheck__(cls, subclass: Any) -> bool:
-        real = _REAL_OF.get(cls)
+        real = _real_of(cls)
         return type.__subclasscheck__(cls, subclass) if real is None else issubclass(subclass, real)
+
+    def __eq__(cls, other: object) -> bool:
+        real = _real_of(cls)
+        return other is cls or (real is not None and other is real)
+
+    def __hash__(cls) -> int:
+        real = _real_of(cls)
+        return type.__hash__(cls if real is None else real)
 
 
 class _SimDate(_dt.date, metaclass=_SimulatedClass):
@@ -294,7 +309,7 @@ class _SimDatetime(_dt.datetime, metaclass=_SimulatedClass):
 
 
 for _sim, _real_class in ((_SimDate, _real_date), (_SimDatetime, _real_datetime)):
-    _REAL_OF[_sim] = _real_class
+    setattr(_sim, "_handoff_real", _real_class)  # noqa: B010 - read back from the class dict
     _sim.__module__ = _real_class.__module__
     _sim.__name__ = _sim.__qualname__ = _real_class.__name__
 
@@ -340,22 +355,8 @@ _SOURCES: Final[dict[str, tuple[ModuleType, str, object]]] = {
     "datetime": (_dt, "datetime", _SimDatetime),
     "date": (_dt, "date", _SimDate),
 }
-_REAL: Final = {
-    "time": _real_time,
-    "time_ns": _real_time_ns,
-    "monotonic": _real_monotonic,
-    "monotonic_ns": _real_monotonic_ns,
-    "perf_counter": _real_perf_counter,
-    "perf_counter_ns": _real_perf_counter_ns,
-    "gmtime": _real_gmtime,
-    "localtime": _real_localtime,
-    "mktime": _real_mktime,
-    "ctime": _real_ctime,
-    "asctime": _real_asctime,
-    "strftime": _real_strftime,
-    "datetime": _real_datetime,
-    "date": _real_date,
-}
+# What each name held when this module was imported: the real clock.
+_REAL: Final = {kind: getattr(owner, name) for kind, (owner, name, _) in _SOURCES.items()}
 _FAKE: Final = {kind: fake for kind, (_, _, fake) in _SOURCES.items()}
 _SOURCE_SLOTS: Final = tuple(
     (kind, vars(owner), attribute, fake) for kind, (owner, attribute, fake) in _SOURCES.items()

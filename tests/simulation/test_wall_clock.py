@@ -53,14 +53,14 @@ def run_at(seconds: float, read: Callable[[], Any], *, start: datetime.datetime 
 
 
 @pytest.fixture
-def make_module(tmp_path: Path) -> Iterator[Callable[[], ModuleType]]:
-    """Write a module that imports ``time``/``datetime`` by name; the factory imports it."""
+def make_module(tmp_path: Path) -> Iterator[Callable[..., ModuleType]]:
+    """Write a module (by default one importing ``time``/``datetime`` by name); import it."""
     names: list[str] = []
     sys.path.insert(0, str(tmp_path))
 
-    def make() -> ModuleType:
+    def make(source: str = _READER) -> ModuleType:
         name = f"wall_clock_reader_{len(names)}"
-        (tmp_path / f"{name}.py").write_text(_READER)
+        (tmp_path / f"{name}.py").write_text(source)
         names.append(name)
         importlib.invalidate_caches()
         return importlib.import_module(name)
@@ -155,6 +155,27 @@ def test_v2_names_imported_before_inside_and_between_simulations_follow_virtual_
         30.0,
     )
     assert first == second == third == expected
+
+
+def test_v2_a_pydantic_model_defined_inside_a_simulation_takes_datetimes(
+    make_module: Callable[..., ModuleType],
+) -> None:
+    source = (
+        "from datetime import date, datetime\n"
+        "from pydantic import BaseModel\n\n\n"
+        "class Stamp(BaseModel):\n"
+        "    at: datetime\n"
+        "    day: date\n"
+    )
+
+    def define_and_validate() -> tuple[ModuleType, Any]:
+        module = make_module(source)
+        return module, module.Stamp(at=datetime.datetime.now(), day=datetime.date.today())
+
+    module, inside = run_at(60, define_and_validate)
+    outside = module.Stamp(at="2020-01-01T00:00:00", day="2020-01-02")
+    assert (inside.at, inside.day) == (datetime.datetime(2001, 2, 3, 4, 6, 6), START.date())
+    assert (outside.at, outside.day) == (datetime.datetime(2020, 1, 1), datetime.date(2020, 1, 2))
 
 
 def test_v2_outside_a_simulation_every_reading_is_real(
