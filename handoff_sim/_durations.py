@@ -1,24 +1,34 @@
 """Parse durations given as seconds or as strings like ``250ms``, ``2s``, ``1m``.
 
-A duration someone gives the runtime (a latency, a timeout) is at most
-:data:`~handoff_sim._limits.MAX_SECONDS`; a duration someone *expects* (an elapsed
-time) only has to be a finite number. Numbers too large for a float, ``nan`` and
-``inf`` are refused with a message, never an ``OverflowError``.
+A duration is at most :data:`~handoff_sim._limits.MAX_SECONDS` (a virtual year).
+Strings are read exactly (as decimals), so the bound holds to the digit: ``8784h``
+is a year and passes, ``8784.001h`` does not. Numbers too large for a float, ``nan``
+and ``inf`` are refused with a message, never an ``OverflowError``.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
 from handoff_sim._limits import MAX_SECONDS
 
-__all__ = ["DURATION_PATTERN", "UNITS", "parse_duration", "shown"]
+__all__ = ["DURATION_PATTERN", "SPACE", "UNITS", "parse_duration", "shown"]
 
-UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_SPACE = r"[\t\n\v\f\r ]*"
-DURATION_PATTERN = rf"^{_SPACE}([0-9]+(?:\.[0-9]+)?|\.[0-9]+){_SPACE}(us|ms|s|m|h)?{_SPACE}$"
-"""A duration string: a number and an optional unit (ASCII only; the JSON Schema uses it too)."""
+UNITS: dict[str, Decimal] = {
+    "us": Decimal("0.000001"),
+    "ms": Decimal("0.001"),
+    "s": Decimal(1),
+    "m": Decimal(60),
+    "h": Decimal(3600),
+}
+"""Seconds per unit, exactly."""
+
+SPACE = r"[\t\n\v\f\r ]*"
+"""Whitespace around a duration: ASCII only, written out so that JSON Schema reads it alike."""
+DURATION_PATTERN = rf"^{SPACE}([0-9]+(?:\.[0-9]+)?|\.[0-9]+){SPACE}(us|ms|s|m|h)?{SPACE}$"
+"""A duration string: a number and an optional unit (ASCII only)."""
 _PATTERN = re.compile(DURATION_PATTERN)
 _FORMS = "expected seconds or a number with a unit (us, ms, s, m, h), like '250ms'"
 
@@ -31,36 +41,30 @@ def shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _seconds(value: object) -> float:
-    """``value`` in seconds, possibly not finite; ValueError for anything not a duration."""
-    if isinstance(value, bool):
+def _exact(value: object) -> Decimal:
+    """``value`` in seconds, exactly (possibly NaN or infinite); ValueError if no duration."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return Decimal(value)
+    match = _PATTERN.match(value) if isinstance(value, str) else None
+    if match is None:
         raise ValueError(f"invalid duration {shown(value)}: {_FORMS}")
-    if isinstance(value, int | float):
-        try:
-            return float(value)
-        except OverflowError:
-            return math.inf
-    if isinstance(value, str):
-        match = _PATTERN.match(value)
-        if match is None:
-            raise ValueError(f"invalid duration {shown(value)}: {_FORMS}")
-        return float(match.group(1)) * UNITS[match.group(2) or "s"]
-    raise ValueError(f"invalid duration {shown(value)}: {_FORMS}")
+    return Decimal(match.group(1)) * UNITS[match.group(2) or "s"]
 
 
 def parse_duration(value: object, *, maximum: float | None = MAX_SECONDS) -> float:
     """Seconds for ``value``; ValueError naming the accepted forms or the bound.
 
-    ``maximum=None`` only asks for a finite number (for expected durations).
+    ``maximum=None`` only asks for a finite number (to read values checked before).
     """
-    seconds = _seconds(value)
-    if math.isnan(seconds) or seconds < 0:
+    exact = _exact(value)
+    if exact.is_nan() or exact < 0:
         raise ValueError(f"invalid duration {shown(value)}: must be a finite number >= 0")
-    if maximum is not None and seconds > maximum:
+    if maximum is not None and exact > Decimal(maximum):
         raise ValueError(
             f"invalid duration {shown(value)}: must be at most {maximum:.0f} seconds "
             f"({maximum / 86400:.0f} days)"
         )
+    seconds = float(exact)
     if math.isinf(seconds):
         raise ValueError(f"invalid duration {shown(value)}: too large (must be finite)")
     return seconds

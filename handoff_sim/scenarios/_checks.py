@@ -13,7 +13,7 @@ from handoff_sim.scenarios._expect_schema import ExpectSpec
 from handoff_sim.scenarios._schema import ScenarioSpec, SubAgentSpec
 from handoff_sim.scenarios._source import FieldPath, SourceMap, dotted
 from handoff_sim.scenarios._style_checks import style_findings
-from handoff_sim.scenarios._types import regex_problem
+from handoff_sim.scenarios._types import milliseconds_problem, regex_problem
 
 __all__ = ["check_scenario", "event_fields", "locate"]
 
@@ -149,9 +149,11 @@ def _value_problem(key: str, value: Any) -> str | None:
         if set(value) != {"match"} or not isinstance(value["match"], str):
             return "a mapping here must be {match: <regular expression>}"
         return regex_problem(value["match"])
-    if key in ("t", "duration_ms") and isinstance(value, str | int | float):
-        try:  # a duration (or a finite number) that matching can compare
-            parse_duration(value, maximum=None)
+    if key == "duration_ms" and not isinstance(value, str):
+        return milliseconds_problem(value)
+    if key in ("t", "duration_ms"):
+        try:  # a duration that matching can compare
+            parse_duration(value)
         except ValueError as exc:
             return str(exc)
     return None

@@ -7,7 +7,14 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from handoff_sim.events import EVENT_TYPES, EventType, HandoffReason, HandoffStatus
-from handoff_sim.scenarios._types import ExpectedDuration, ExpectedMs, regex_problem
+from handoff_sim.scenarios._types import (
+    DURATION_JSON,
+    DURATION_STRING_JSON,
+    MS_JSON,
+    Duration,
+    Milliseconds,
+    regex_problem,
+)
 
 __all__ = [
     "EVENT_PATTERN_JSON_SCHEMA",
@@ -74,8 +81,23 @@ class HandoffExpect(_Strict):
     depth: int | None = Field(default=None, ge=1)
     output: TextExpect | None = None
     error: TextExpect | None = None
-    duration: ExpectedDuration | None = None
-    duration_ms: ExpectedMs | None = None
+    duration: Duration | None = None
+    duration_ms: Milliseconds | None = None
+
+
+_MATCH_JSON: dict[str, Any] = {
+    "type": "object",
+    "properties": {"match": {"type": "string"}},
+    "required": ["match"],
+    "additionalProperties": False,
+}
+_FIELD_JSON: dict[str, Any] = {  # any value; a mapping only as {match: regex}
+    "anyOf": [{"not": {"type": "object"}}, _MATCH_JSON]
+}
+_TIMED_JSON: dict[str, dict[str, Any]] = {
+    "t": {"anyOf": [DURATION_JSON, _MATCH_JSON]},
+    "duration_ms": {"anyOf": [MS_JSON, DURATION_STRING_JSON, _MATCH_JSON]},
+}
 
 
 def _pattern_schema() -> dict[str, Any]:
@@ -86,7 +108,10 @@ def _pattern_schema() -> dict[str, Any]:
         variants.append(
             {
                 "type": "object",
-                "properties": {"type": {"const": name}, **{f: {} for f in fields}},
+                "properties": {
+                    "type": {"const": name},
+                    **{f: _TIMED_JSON.get(f, _FIELD_JSON) for f in fields},
+                },
                 "required": ["type"],
                 "additionalProperties": False,
             }
@@ -133,7 +158,7 @@ class ExpectSpec(_Strict):
     handoffs: list[HandoffExpect] | None = None
     trace: TraceExpect | list[EventPattern] | None = None
     snapshot: bool = False
-    elapsed: ExpectedDuration | None = None
+    elapsed: Duration | None = None
     sessions: list[SessionExpect] | None = Field(
         default=None,
         description="every session saved during the run, one pattern each, in any order",

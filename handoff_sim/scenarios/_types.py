@@ -6,57 +6,88 @@ accepts the same values, so an editor and the loader agree on what a file may sa
 
 from __future__ import annotations
 
-import math
 import re
-import sys
+from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic.config import JsonDict
 
-from handoff_sim._durations import DURATION_PATTERN, parse_duration, shown
+from handoff_sim._durations import SPACE, UNITS, parse_duration, shown
 from handoff_sim._limits import MAX_SECONDS
 
 __all__ = [
+    "DURATION_JSON",
+    "DURATION_STRING_JSON",
+    "MAX_MS",
+    "MS_JSON",
     "RESERVED_TAGS",
     "TAG_PATTERN",
     "Duration",
-    "ExpectedDuration",
-    "ExpectedMs",
+    "Milliseconds",
     "PositiveDuration",
     "Tag",
+    "milliseconds_problem",
     "regex_problem",
     "tag_problem",
 ]
 
 # -- durations -------------------------------------------------------------------
 
-_LARGEST = sys.float_info.max
-_ZERO = r"[\t\n\v\f\r ]*(?:0+(?:\.0+)?|\.0+)[\t\n\v\f\r ]*(?:us|ms|s|m|h)?[\t\n\v\f\r ]*$"
+MAX_MS = MAX_SECONDS * 1000
+_ZERO = rf"{SPACE}(?:0+(?:\.0+)?|\.0+){SPACE}(?:us|ms|s|m|h)?{SPACE}$"
 
 
-def _duration_json(number: dict[str, Any], pattern: str, description: str) -> dict[str, Any]:
+def _at_most(limit: int) -> str:
+    """A regex for the decimals from 0 to ``limit`` (leading zeros allowed), fractions included."""
+    digits = str(limit)
+    below = [f"[1-9][0-9]{{0,{len(digits) - 2}}}"] if len(digits) > 1 else []
+    for i, digit in enumerate(digits):  # same length, smaller from position i on
+        low = 1 if i == 0 else 0
+        if int(digit) > low:
+            rest = len(digits) - i - 1
+            below.append(f"{digits[:i]}[{low}-{int(digit) - 1}][0-9]{{{rest}}}")
+    alternatives = [r"0+(?:\.[0-9]+)?", r"\.[0-9]+", rf"0*{digits}(?:\.0+)?"]
+    if below:
+        alternatives.insert(0, rf"0*(?:{'|'.join(below)})(?:\.[0-9]+)?")
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def _duration_pattern(*, positive: bool) -> str:
+    """The duration strings the loader accepts, up to ``MAX_SECONDS`` in every unit, exactly."""
+    forms = []
+    for unit, seconds in UNITS.items():
+        limit = Decimal(MAX_SECONDS) / seconds
+        assert limit == limit.to_integral_value(), "the bound is a whole number in every unit"
+        suffix = "(?:s)?" if unit == "s" else unit
+        forms.append(f"{_at_most(int(limit))}{SPACE}{suffix}")
+    head = f"^(?!{_ZERO})" if positive else "^"
+    return f"{head}{SPACE}(?:{'|'.join(forms)}){SPACE}$"
+
+
+def _duration_json(number: dict[str, Any], *, positive: bool, description: str) -> JsonDict:
     return {
-        "anyOf": [{"type": "number", **number}, {"type": "string", "pattern": pattern}],
+        "anyOf": [
+            {"type": "number", **number},
+            {"type": "string", "pattern": _duration_pattern(positive=positive)},
+        ],
         "description": description,
     }
 
 
-def _expected_duration(value: object) -> float:
-    return parse_duration(value, maximum=None)
+DURATION_STRING_JSON: JsonDict = {"type": "string", "pattern": _duration_pattern(positive=False)}
+"""The JSON Schema of a duration written as a string (up to a year, exactly)."""
 
 
-Duration = Annotated[
-    float,
-    BeforeValidator(parse_duration),
-    WithJsonSchema(
-        _duration_json(
-            {"minimum": 0, "maximum": MAX_SECONDS},
-            DURATION_PATTERN,
-            "seconds (at most a year), or a number with a unit: 250ms, 2s, 1m",
-        )
-    ),
-]
-"""A latency: >= 0 and at most a (virtual) year."""
+DURATION_JSON = _duration_json(
+    {"minimum": 0, "maximum": MAX_SECONDS},
+    positive=False,
+    description="seconds (at most a year), or a number with a unit: 250ms, 2s, 1m, 1h",
+)
+"""The JSON Schema of a duration, exact to the loader (bounds included)."""
+
+Duration = Annotated[float, BeforeValidator(parse_duration), WithJsonSchema(DURATION_JSON)]
+"""A duration: >= 0 and at most a (virtual) year."""
 
 PositiveDuration = Annotated[
     float,
@@ -65,45 +96,35 @@ PositiveDuration = Annotated[
     WithJsonSchema(
         _duration_json(
             {"exclusiveMinimum": 0, "maximum": MAX_SECONDS},
-            f"^(?!{_ZERO}){DURATION_PATTERN[1:]}",
-            "seconds (> 0, at most a year), or e.g. 250ms, 30s",
+            positive=True,
+            description="seconds (> 0, at most a year), or e.g. 250ms, 30s",
         )
     ),
 ]
 """A timeout: > 0 and at most a (virtual) year."""
 
-ExpectedDuration = Annotated[
-    float,
-    BeforeValidator(_expected_duration),
-    WithJsonSchema(
-        _duration_json(
-            {"minimum": 0, "maximum": _LARGEST},
-            DURATION_PATTERN,
-            "seconds, or a number with a unit: 250ms, 2s, 1m",
-        )
-    ),
-]
-"""An expected duration: any finite number of seconds >= 0."""
 
-
-def _finite_ms(value: object) -> float:
+def milliseconds_problem(value: object) -> str | None:
+    """Why ``value`` is not a number of milliseconds from 0 to a year, or None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError("must be a number")
-    try:
-        number = float(value)
-    except OverflowError:
-        raise ValueError(f"too large: {shown(value)}") from None
-    if not math.isfinite(number) or number < 0:
-        raise ValueError(f"must be a finite number >= 0, got {shown(value)}")
-    return number
+        return "must be a number"
+    if not 0 <= value <= MAX_MS:  # False for nan
+        return f"must be from 0 to {MAX_MS:.0f} milliseconds (a year), got {shown(value)}"
+    return None
 
 
-ExpectedMs = Annotated[
-    float,
-    BeforeValidator(_finite_ms),
-    WithJsonSchema({"type": "number", "minimum": 0, "maximum": _LARGEST}),
-]
-"""Expected milliseconds: a finite number >= 0."""
+def _milliseconds(value: object) -> float:
+    problem = milliseconds_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    assert isinstance(value, int | float)
+    return float(value)
+
+
+MS_JSON: JsonDict = {"type": "number", "minimum": 0, "maximum": MAX_MS}
+
+Milliseconds = Annotated[float, BeforeValidator(_milliseconds), WithJsonSchema(MS_JSON)]
+"""Milliseconds from 0 to a (virtual) year."""
 
 # -- tags --------------------------------------------------------------------------
 
