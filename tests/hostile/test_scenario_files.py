@@ -430,3 +430,21 @@ def test_item13_an_ordinary_tag_still_selects_a_failing_scenario_that_fails(
         "--handoff-scenarios", "scenarios", "--strict-markers", "-m", "nightly"
     )
     result.assert_outcomes(failed=1)
+
+
+def test_item8_every_bound_is_in_the_table_of_the_scenario_docs() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    table = docs[docs.index("## Bounds") : docs.index("## Errors")]
+    for row in [
+        f"| retries per handoff | 0 to {MAX_RETRIES} |",
+        f"| 0 to one year: {MAX_SECONDS:,.0f} s |",
+        f"| expected milliseconds | 0 to {MAX_SECONDS * 1000:,.0f} |",
+        f"| model calls per agent run | 1 to {MAX_STEPS:,} |",
+        f"| turns of a scenario run | 1 to {MAX_TURNS:,} |",
+        f"| adversarial turns | 0 to {MAX_TURNS:,} |",
+        f"| adversarial calls in one fan-out turn | 1 to {MAX_FAN_OUT:,} |",
+        f"| adversarial oversized arguments | 1 to {MAX_OVERSIZED_BYTES:,} bytes |",
+        f"| nesting of mappings and lists | {MAX_YAML_DEPTH} levels |",
+        f"| values once aliases are expanded | {MAX_YAML_NODES:,} |",
+    ]:
+        assert row in table
