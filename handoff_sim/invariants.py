@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.events import (
@@ -154,8 +154,9 @@ class _Checker:
         tool = self.child_sessions.get((parent_id, event.session_id))
         if parent is not None and tool is not None:
             for mount in parent.subagents:
-                if mount.tool_name == tool and mount.agent.name == event.agent:
-                    return mount.agent
+                target = _fixed_target(mount)
+                if mount.tool_name == tool and target is not None and target.name == event.agent:
+                    return target
         candidates = self.by_name.get(event.agent, [])
         return candidates[0] if len(candidates) == 1 else None
 
@@ -374,8 +375,13 @@ def _agents_by_name(root: Agent | None) -> dict[str, list[Agent]]:
             continue
         seen.add(id(agent))
         found.setdefault(agent.name, []).append(agent)
-        stack.extend(m.agent for m in agent.subagents)
+        stack.extend(t for t in map(_fixed_target, agent.subagents) if t is not None)
     return found
+
+
+def _fixed_target(mount: object) -> Agent | None:
+    """The agent a mount always runs; None for one that builds its agent per call (a dispatcher)."""
+    return cast("Agent | None", getattr(mount, "agent", None))
 
 
 def _scope(agent: Agent) -> frozenset[str] | None:

@@ -310,6 +310,27 @@ def _agent_names(unicode: bool) -> tuple[str, ...]:
     return _AGENT_NAMES if unicode else tuple(n for n in _AGENT_NAMES if n.isascii())
 
 
+@cache
+def _agent_keys(unicode: bool, count: int) -> tuple[str, ...]:
+    """At least ``count`` distinct agent names: the pool, then numbered copies of it.
+
+    A deep, wide tree has more agents than the pool has names (``max_depth=4,
+    max_breadth=3`` allows 121), so the pool is extended with ``manager-2``… .
+    """
+    pool = _agent_names(unicode)
+    names = list(pool)
+    taken = set(names)
+    copy = 2
+    while len(names) < count:
+        for base in pool:
+            name = f"{base}-{copy}"
+            if name not in taken:
+                names.append(name)
+                taken.add(name)
+        copy += 1
+    return tuple(names)
+
+
 @st.composite
 def _mount(draw: st.DrawFn, child: str, options: dict[str, Any]) -> dict[str, Any]:
     mount: dict[str, Any] = {"agent": child}
@@ -353,14 +374,7 @@ def _agent(
 @st.composite
 def _scenario(draw: st.DrawFn, options: dict[str, Any]) -> dict[str, Any]:
     parents = draw(_shape(options["max_depth"], options["max_breadth"]))
-    keys = draw(
-        st.lists(
-            st.sampled_from(_agent_names(options["unicode"])),
-            min_size=len(parents),
-            max_size=len(parents),
-            unique=True,
-        )
-    )
+    keys = draw(st.permutations(_agent_keys(options["unicode"], len(parents))))[: len(parents)]
     reserved = options["collisions"] and draw(_ONE_IN_FOUR) and draw(_BOOLEANS)
     pool = _PLAIN_TOOLS + (_RESERVED_TOOL if reserved else ())
     plain = tuple(draw(st.lists(st.sampled_from(pool), unique=True, max_size=3)))

@@ -13,6 +13,7 @@ from handoff_sim.fuzzing._case import (
     DropEvents,
     Fault,
     build_case,
+    case_of,
     check_case,
     run_case,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "Fault",
     "FuzzFailure",
     "build_case",
+    "case_of",
     "check_case",
     "python_reproducer",
     "replay",

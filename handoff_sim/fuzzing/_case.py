@@ -11,7 +11,8 @@ import copy
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from handoff_sim.agent import Agent
 from handoff_sim.errors import (
@@ -28,6 +29,9 @@ from handoff_sim.subagents import normalize_tool_name
 from handoff_sim.testing.adversarial import AdversarialModel
 from handoff_sim.trace import Trace
 
+if TYPE_CHECKING:
+    from handoff_sim.scenarios import LoadedScenario
+
 __all__ = [
     "ADVERSARIAL_KNOBS",
     "FAULTS",
@@ -35,6 +39,7 @@ __all__ = [
     "DropEvents",
     "Fault",
     "build_case",
+    "case_of",
     "check_case",
     "run_case",
 ]
@@ -82,16 +87,60 @@ def _split_knobs(case: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dic
 
 
 def build_case(case: Mapping[str, Any]) -> Agent:
-    """The entry agent of a scenario dict, with fresh models (construction errors propagate)."""
+    """The entry agent of a scenario dict, with fresh models (construction errors propagate).
+
+    Agent types are resolved as the scenario runner does, inline ones and those of
+    ``agent_types_dir``; a relative ``agent_types_dir`` is read from the working
+    directory (:func:`case_of` makes a loaded file's one absolute).
+    """
     from handoff_sim.scenarios import ScenarioSpec
-    from handoff_sim.scenarios._build import build_entry_agent, build_models
+    from handoff_sim.scenarios._agent_types import resolve_agent_types
+    from handoff_sim.scenarios._build import (
+        BuildContext,
+        build_entry_agent,
+        build_models,
+        build_type_models,
+    )
+    from handoff_sim.scenarios._source import dotted
+    from handoff_sim.sessions import InMemorySessionStore
 
     clean, knobs = _split_knobs(case)
     spec = ScenarioSpec.model_validate(clean)
-    models: dict[str, ModelClient] = dict(build_models(spec, (), lambda where: where))
+
+    def locate(field: str) -> str:  # messages name the case; the field follows
+        return str(case.get("scenario", "<case>"))
+
+    models: dict[str, ModelClient] = dict(build_models(spec, (), locate))
     for name, options in knobs.items():
         models[name] = AdversarialModel(**options)
-    return build_entry_agent(spec, models)
+    types, findings = resolve_agent_types(spec, Path.cwd())
+    if findings:
+        raise ConfigurationError("; ".join(f"{dotted(at)}: {message}" for at, message in findings))
+    context = BuildContext(
+        agent_types=types,
+        type_models=build_type_models(spec, (), locate),
+        session_store=InMemorySessionStore(),
+        tool_runs={},
+    )
+    return build_entry_agent(spec, models, context)
+
+
+def case_of(scenario: LoadedScenario) -> dict[str, Any]:
+    """A loaded scenario as a case dict that runs from any working directory.
+
+    A relative ``agent_types_dir`` is relative to the scenario file, so it is made
+    absolute here; the dict (and the YAML reproducer written from it) keeps it.
+    """
+    case = scenario.spec.model_dump(mode="json", exclude_unset=True)
+    found = scenario.spec.types_dir()
+    if found is not None:
+        folder = str((scenario.path.parent / found.path).resolve())
+        entry = case["agent_types_dir"]
+        if isinstance(entry, dict):
+            entry["path"] = folder
+        else:
+            case["agent_types_dir"] = folder
+    return case
 
 
 @dataclass
@@ -140,7 +189,7 @@ def run_case(case: Mapping[str, Any], *, fault: Fault | None = None) -> CaseResu
 def check_case(
     case: Mapping[str, Any], *, fault: Callable[[], Fault] | None = None, determinism: bool = True
 ) -> CaseResult:
-    """:func:`run_case` plus the determinism invariant: a second run gives the same trace (E6)."""
+    """:func:`run_case` plus the determinism invariant: a second run gives the same trace."""
     result = run_case(case, fault=fault() if fault else None)
     if determinism and result.build_error is None:
         pending = [result.trace]
@@ -167,6 +216,8 @@ def _check_build_error(case: Mapping[str, Any], exc: ConfigurationError) -> list
 
 
 def _deserved(case: Mapping[str, Any], exc: ConfigurationError) -> bool:
+    if _expected_by_the_case(case, exc):
+        return True
     agents: Mapping[str, Any] = case.get("agents", {})
     if isinstance(exc, ReservedPrefixError):
         return any(
@@ -182,6 +233,19 @@ def _deserved(case: Mapping[str, Any], exc: ConfigurationError) -> bool:
             if isinstance(m, dict) and m.get("tool_name")
         )
     return False
+
+
+def _expected_by_the_case(case: Mapping[str, Any], exc: ConfigurationError) -> bool:
+    """A scenario file's ``expect.error`` names this construction error (type and message)."""
+    expect = case.get("expect")
+    wanted = expect.get("error") if isinstance(expect, Mapping) else None
+    if not isinstance(wanted, Mapping):
+        return False
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    kind, match = wanted.get("type"), wanted.get("match")
+    if kind is not None and kind not in names:
+        return False
+    return match is None or re.search(str(match), str(exc)) is not None
 
 
 def _has_duplicate(agent: Mapping[str, Any]) -> bool:

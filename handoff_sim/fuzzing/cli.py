@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from handoff_sim import strategies as hs
-from handoff_sim.fuzzing._case import FAULTS, check_case
+from handoff_sim.fuzzing._case import FAULTS, case_of, check_case
 from handoff_sim.fuzzing._engine import CHECKS_PER_RUN, FuzzStats, search
 from handoff_sim.fuzzing._repro import FuzzFailure, write_reproducer
 
@@ -112,9 +112,15 @@ class _Session:
         folders = self.options.scenarios
         if folders is None:
             folders = ["scenarios"] if Path("scenarios").is_dir() else []
+        from handoff_sim.scenarios import ScenarioError
+
         for folder in folders:
             for case in self._load(folder):
-                result = check_case(case, fault=_fault(self.options.inject_fault))
+                try:
+                    result = check_case(case, fault=_fault(self.options.inject_fault))
+                except ScenarioError as exc:  # e.g. a model kind only a plugin builds
+                    self.scenario_notes.append(f"not fuzzed: {exc}")
+                    continue
                 self.stats.record(result)
                 if result.violations:
                     self.fail(FuzzFailure(case, result.violations, self.options.inject_fault))
@@ -127,7 +133,7 @@ class _Session:
         except ScenarioError as exc:
             self.scenario_notes.append(f"{folder}: not loaded: {exc}")
             return []
-        return [s.spec.model_dump(mode="json", exclude_unset=True) for s in loaded]
+        return [case_of(s) for s in loaded]
 
 
 def _fault(name: str | None) -> Any:
