@@ -1,4 +1,4 @@
-"""SoPhi-style delegation (K1–K6): one ``delegate_to_subagent`` dispatcher tool.
+"""SoPhi-style delegation: one ``delegate_to_subagent`` dispatcher tool.
 
 Least privilege by registry subset, recursion closed by default with a depth
 cap, risk tiers with batched confirmation, ``subagent:<name>`` sessions linked to

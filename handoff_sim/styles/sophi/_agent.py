@@ -1,4 +1,4 @@
-"""``sophi_agent``: a top-level agent with the dispatcher and gated tools (K1–K5)."""
+"""``sophi_agent``: a top-level agent with the dispatcher and gated tools."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Confirmation of risky calls: one batched policy call per model turn (K4).
+"""Confirmation of risky calls: one batched policy call per model turn.
 
 A call runs when its tier (for its real arguments) is SAFE, when its name is
 granted, or when the confirmation policy approves it. Every call of one model
@@ -93,7 +93,7 @@ class _Round:
 
 
 class ConfirmationGate:
-    """Decides, for one agent's loop, whether a call may run (K4).
+    """Decides, for one agent's loop, whether a call may run.
 
     ``grants`` are trusted by name, whatever the arguments. ``pre_granted`` are
     the SAFE tools a delegation named in ``expected_tools``: they never let a call

@@ -1,4 +1,4 @@
-"""Agent definitions: Markdown files with YAML front matter (K6).
+"""Agent definitions: Markdown files with YAML front matter.
 
 The front matter holds ``name``, ``description``, ``allowed_tools`` and
 ``model``; the body is the system prompt. A malformed file is reported (in the
@@ -62,7 +62,7 @@ class AgentDefinitionWarning(UserWarning):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AgentDefinition:
-    """An agent type the dispatcher can delegate to (K1, K2)."""
+    """An agent type the dispatcher can delegate to."""
 
     name: str
     description: str

@@ -1,4 +1,4 @@
-"""``SubagentDispatcher``: SoPhi's single ``delegate_to_subagent`` tool as a mount (K1–K5).
+"""``SubagentDispatcher``: SoPhi's single ``delegate_to_subagent`` tool as a mount.
 
 It is a :class:`~handoff_sim.SubAgent` whose target is picked per call by
 ``subagent_type``, so every delegation gets the runtime's handoff events,
@@ -66,13 +66,13 @@ class DispatcherConfig:
 
 
 class SubagentDispatcher(SubAgent):
-    """The ``delegate_to_subagent(subagent_type, prompt, expected_tools?)`` tool (K1).
+    """The ``delegate_to_subagent(subagent_type, prompt, expected_tools?)`` tool.
 
     ``depth`` counts the delegations above this instance (the top agent's is 0);
-    a call at ``depth >= max_delegation_depth`` is refused without a model call
-    (K3). ``model`` serves every agent type unless ``models`` names one for it.
+    a call at ``depth >= max_delegation_depth`` is refused without a model call.
+    ``model`` serves every agent type unless ``models`` names one for it.
     ``gate`` is the confirmation gate of the agent this tool is mounted on; without
-    one, the tool confirms its own risky calls (K4).
+    one, the tool confirms its own risky calls.
     """
 
     __slots__ = ("config", "depth", "gate", "parent_session_id")
@@ -139,10 +139,10 @@ class SubagentDispatcher(SubAgent):
 
     @property
     def spec(self) -> ToolSpec:
-        """``delegate_to_subagent`` with the agent types in its description (K1)."""
+        """``delegate_to_subagent`` with the agent types in its description."""
         return ToolSpec(DELEGATE_TOOL_NAME, self.description, DELEGATION_PARAMETERS)
 
-    # -- risk (K4) ---------------------------------------------------------------
+    # -- risk --------------------------------------------------------------------
 
     def risk_level(self, arguments: str) -> RiskLevel:
         """The call's tier: the worst probed tier among ``expected_tools`` (unknown ignored).
@@ -195,7 +195,7 @@ class SubagentDispatcher(SubAgent):
         return "?" if isinstance(args, str) else args.subagent_type
 
     def new_session(self, call: ToolCall, parent: Session, session_id: str) -> Session:
-        """``subagent:<name>``, linked to the session the delegation tree started from (K5)."""
+        """``subagent:<name>``, linked to the session the delegation tree started from."""
         name = self.subagent_for(call)
         return Session(
             id=session_id,
@@ -206,7 +206,7 @@ class SubagentDispatcher(SubAgent):
         )
 
     def target(self, call: ToolCall) -> tuple[Agent, str]:
-        """A fresh sub-agent for the requested type, scoped to its allowed tools (K2, K3)."""
+        """A fresh sub-agent for the requested type, scoped to its allowed tools."""
         args = parse_delegation(call.arguments)
         if isinstance(args, str):  # refuse() stopped it already; kept for direct callers
             raise ValueError(f"invalid {DELEGATE_TOOL_NAME} arguments: {args}")
@@ -258,7 +258,7 @@ class SubagentDispatcher(SubAgent):
 
 
 def describe(definitions: Iterable[AgentDefinition]) -> str:
-    """The dispatcher's description: one ``- <name>: <description>`` line per type (K1)."""
+    """The dispatcher's description: one ``- <name>: <description>`` line per type."""
     lines = [f"- {d.name}: {d.description}" for d in definitions]
     if not lines:
         return "Delegate a task to a subagent. No agent types are currently configured."

@@ -1,4 +1,4 @@
-"""``ToolRegistry``: named tools, least-privilege subsets and risk queries (K2, K4)."""
+"""``ToolRegistry``: named tools, least-privilege subsets and risk queries."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ class ToolRegistry:
         return scoped
 
     def safe_grants_from(self, expected_tools: Iterable[str] | None) -> frozenset[str]:
-        """The named tools that are here and SAFE for the no-arguments probe (K4)."""
+        """The named tools that are here and SAFE for the no-arguments probe."""
         return frozenset(
             name
             for name in expected_tools or ()
