@@ -20,6 +20,7 @@ A report is a :class:`Problem` at line 1, column 1 of the offending path.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Iterable
@@ -79,6 +80,8 @@ class _Walk:
         if target is None:
             return
         if target.is_dir():
+            if target in self._dirs:  # given twice, or inside a directory given before
+                return
             found: list[Path] = []
             self._tree(path, found)
             self.found.files.extend(sorted(found))
@@ -97,7 +100,7 @@ class _Walk:
         except OSError as exc:
             if not os.path.lexists(path):
                 reason = "no such file or directory"
-            elif path.is_symlink() and exc.errno in (2, 20):  # ENOENT, ENOTDIR
+            elif path.is_symlink() and exc.errno in (errno.ENOENT, errno.ENOTDIR):
                 reason = f"dangling symlink: its target {os.readlink(path)!r} does not exist"
             else:
                 reason = f"cannot read: {exc.strerror or exc}"
@@ -137,9 +140,9 @@ class _Walk:
             if link.suffix in SUFFIXES:
                 self._entry(link, target, found)
             return
-        home = link.parent.resolve()
         if _hidden(link):
             return
+        home = link.parent.resolve()
         if target == home or target in home.parents:
             self._problem(
                 link,
