@@ -6,10 +6,10 @@ Covers R3 (bad calls become error results) and R5 (parallel calls, sibling cance
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable, Sequence
 
 from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim._safe import JsonProblem, error_message, parse_json, text_of
 from handoff_sim.errors import HandoffDeniedError, ScriptError
 from handoff_sim.events import ToolEndEvent, ToolStartEvent
 from handoff_sim.messages import Message, ToolCall
@@ -27,34 +27,47 @@ def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tup
     """Give every call a non-blank id unique within the agent run.
 
     A blank id becomes ``call_<step>_<index>``; a repeated one gets ``~2``, ``~3``…
-    so handoff ids (``handoff:<call_id>``) and results stay unambiguous.
+    so handoff ids (``handoff:<call_id>``) and results stay unambiguous. The calls
+    were checked already (``check_response``): names and arguments are text.
     """
     out = []
     for index, call in enumerate(calls):
-        base = call.id.strip() if isinstance(call.id, str) and call.id.strip() else ""
+        base = call.id.strip() if isinstance(call.id, str) else ""
         base = base or f"call_{step}_{index}"
         unique, n = base, 1
         while unique in seen:
             n += 1
             unique = f"{base}~{n}"
         seen.add(unique)
-        name = call.name if isinstance(call.name, str) and call.name else "tool"
-        arguments = (
-            call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
-        )
-        if unique != call.id or name != call.name or arguments != call.arguments:
-            call = ToolCall(unique, name, arguments)
+        name = call.name or "tool"
+        if unique != call.id or name != call.name:
+            call = ToolCall(unique, name, call.arguments)
         out.append(call)
     return tuple(out)
 
 
 def _arguments_problem(call: ToolCall) -> str | None:
-    text = call.arguments
     try:
-        value = json.loads(text)
-    except ValueError:
+        value = parse_json(call.arguments)
+    except JsonProblem as exc:
+        if exc.too_deep:
+            return f"{call.name} arguments must be a JSON object (these are nested too deeply)"
         return f"{call.name} arguments must be a JSON object"
     return None if isinstance(value, dict) else f"{call.name} arguments must be a JSON object"
+
+
+class _Interrupted(Exception):
+    """Carries a KeyboardInterrupt or SystemExit out of one call's task.
+
+    asyncio re-raises those two from the event loop itself when a task raises
+    them, which would leave the turn's other tasks and every open start behind.
+    Boxed, the turn sees an ordinary failure, cancels the siblings, and re-raises
+    the original in the task that owns the turn.
+    """
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(type(original).__name__)
+        self.original = original
 
 
 class _Turn:
@@ -71,33 +84,51 @@ class _Turn:
         )
 
     async def run_one(self, call: ToolCall) -> Message:
-        """Run one call; every way it can end emits exactly one ``tool_end``."""
+        """Run one call; every way it can end emits exactly one ``tool_end``.
+
+        A ``KeyboardInterrupt``, ``SystemExit`` or ``GeneratorExit`` from user code
+        ends the call ``cancelled`` and propagates: it is the user's, not a result.
+        """
         self.env.emit(
             ToolStartEvent, self.frame, call_id=call.id, tool=call.name, arguments=call.arguments
         )
-        problem = _arguments_problem(call)
-        if problem is not None:
-            self._end(call, "error", problem)
-            return Message(
-                role="tool", content=problem, tool_call_id=call.id, name=call.name, is_error=True
-            )
         try:
-            result = await self.execute(call)
+            content, is_error = await self._outcome(call)
         except asyncio.CancelledError:
             self._end(call, "cancelled", None)
             raise
         except _PROPAGATE as exc:
-            self._end(call, "error", str(exc))
+            self._end(call, "error", error_message(exc))
             raise
-        except Exception as exc:
-            result = ToolOutput(format_tool_error(exc), is_error=True)
-        content, is_error = (
-            (result.content, result.is_error) if isinstance(result, ToolOutput) else (result, False)
-        )
+        except BaseException:
+            self._end(call, "cancelled", None)
+            raise
         self._end(call, "error" if is_error else "ok", content)
         return Message(
             role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error
         )
+
+    async def _outcome(self, call: ToolCall) -> tuple[str, bool]:
+        """The result text and error flag of one call; a failing tool is an error result."""
+        problem = _arguments_problem(call)
+        if problem is not None:
+            return problem, True
+        try:
+            result = await self.execute(call)
+        except _PROPAGATE:
+            raise
+        except Exception as exc:
+            return format_tool_error(exc), True
+        if isinstance(result, ToolOutput):
+            return text_of(result.content), bool(result.is_error)
+        return text_of(result), False
+
+    async def run_guarded(self, call: ToolCall) -> Message:
+        """:meth:`run_one` for a task of its own: an interrupt travels boxed."""
+        try:
+            return await self.run_one(call)
+        except (KeyboardInterrupt, SystemExit) as exc:
+            raise _Interrupted(exc) from None
 
 
 async def execute_calls(
@@ -111,13 +142,14 @@ async def execute_calls(
     """Run ``calls`` and return their result messages in the model's call order.
 
     With ``parallel`` every call runs concurrently and the turn waits for all
-    (fork-join). If one raises an error that aborts the run, its siblings are
-    cancelled (each still ends with status ``cancelled``) and the error is raised.
+    (fork-join). If one raises an error that aborts the run (or the user's
+    interrupt), its siblings are cancelled (each still ends with status
+    ``cancelled``), every task is awaited, and then the error is raised.
     """
     turn = _Turn(env, frame, execute)
     if not parallel or len(calls) < 2:
         return [await turn.run_one(call) for call in calls]
-    tasks = [asyncio.ensure_future(turn.run_one(call)) for call in calls]
+    tasks = [asyncio.ensure_future(turn.run_guarded(call)) for call in calls]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
     except asyncio.CancelledError:
@@ -128,7 +160,7 @@ async def execute_calls(
         await _cancel_in_order(tasks)
         error = failed.exception()
         assert error is not None
-        raise error
+        raise error.original if isinstance(error, _Interrupted) else error
     return [task.result() for task in tasks]
 
 

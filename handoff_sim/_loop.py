@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim._dispatch import dedupe_call_ids, execute_calls
+from handoff_sim._safe import describe_error
 from handoff_sim.errors import MaxStepsExceededError
 from handoff_sim.events import ModelRequestEvent, ModelResponseEvent, RunEndEvent, RunStartEvent
-from handoff_sim.messages import Message, ModelRequest, ModelResponse
+from handoff_sim.messages import Message, ModelRequest, check_response
 
 if TYPE_CHECKING:
     from handoff_sim.agent import Agent
@@ -46,12 +48,10 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
         messages=len(request.messages),
         tools=request.tool_names,
     )
-    response = await agent.model.complete(request)
-    if not isinstance(response, ModelResponse):
-        raise TypeError(
-            f"model of agent {agent.name!r} returned {type(response).__name__}, "
-            "expected ModelResponse"
-        )
+    answer: object = agent.model.complete(request)
+    if inspect.isawaitable(answer):  # a sync complete() is accepted as well
+        answer = await answer
+    response = check_response(answer, agent=agent.name, step=state.steps)
     calls = dedupe_call_ids(response.tool_calls, state.steps, state.seen_call_ids)
     env.emit(
         ModelResponseEvent,
@@ -97,8 +97,11 @@ async def run_loop(
     except asyncio.CancelledError:
         status = "cancelled"
         raise
-    except BaseException as exc:
-        error = f"{type(exc).__name__}: {exc}"
+    except Exception as exc:
+        error = describe_error(exc)
+        raise
+    except BaseException as exc:  # KeyboardInterrupt, SystemExit, GeneratorExit: the user's
+        status, error = "cancelled", describe_error(exc)
         raise
     finally:
         session.status = status

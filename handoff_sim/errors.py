@@ -13,11 +13,12 @@ HandoffSimError
 │   └── VirtualTimeError                    a simulated run cannot go on
 │       ├── VirtualDeadlockError            every task blocked, no timer pending
 │       └── VirtualDeadlineError            virtual time passed the simulation's deadline
-├── ScriptError                            a fake model was used wrongly
+├── ScriptError                            a fake or custom model misbehaved: fix the test
 │   ├── ScriptExhaustedError                asked for more steps than scripted
 │   ├── ScriptAssertionError                a step's expectation on the request failed
 │   ├── FunctionModelError                  a FunctionModel function gave no answer
-│   └── UnconsumedStepsError                assert_complete() found steps left
+│   ├── UnconsumedStepsError                assert_complete() found steps left
+│   └── ModelResponseError (TypeError)      a model client returned a malformed response
 HandoffTimeoutError (TimeoutError)         an attempt timed out; the model sees it
 UnknownToolError (LookupError)             a tool executor does not serve a name
 """
@@ -34,6 +35,7 @@ __all__ = [
     "HandoffTimeoutError",
     "InvalidNameError",
     "MaxStepsExceededError",
+    "ModelResponseError",
     "PolicyError",
     "ReservedPrefixError",
     "RunError",
@@ -139,7 +141,7 @@ class VirtualDeadlineError(VirtualTimeError):
 
 
 class ScriptError(HandoffSimError):
-    """A scripted fake model was driven past or against its script."""
+    """A fake model was driven past or against its script, or a model client broke its contract."""
 
 
 class ScriptExhaustedError(ScriptError):
@@ -165,6 +167,20 @@ class FunctionModelError(ScriptError):
 
 class UnconsumedStepsError(ScriptError, AssertionError):
     """``assert_complete()`` found script steps that no model call consumed."""
+
+
+class ModelResponseError(ScriptError, TypeError):
+    """A model client's ``complete()`` returned something that is not a well-formed ModelResponse.
+
+    Like every script error it is never retried and never shown to a parent model:
+    the model client is wrong, so the test is.
+    """
+
+    def __init__(self, agent: str, step: int, problem: str) -> None:
+        super().__init__(f"agent {agent!r}, model call {step}: malformed model response: {problem}")
+        self.agent = agent
+        self.step = step
+        self.problem = problem
 
 
 class SessionStoreError(HandoffSimError):

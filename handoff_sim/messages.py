@@ -10,6 +10,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from handoff_sim.errors import ModelResponseError
+
 __all__ = [
     "Message",
     "ModelRequest",
@@ -17,6 +19,7 @@ __all__ = [
     "Role",
     "ToolCall",
     "ToolSpec",
+    "check_response",
 ]
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -116,3 +119,51 @@ class ModelResponse:
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+
+
+def check_response(response: object, *, agent: str, step: int) -> ModelResponse:
+    """``response`` if a model client may return it, else :class:`ModelResponseError`.
+
+    The values on the wire skip validation, so the loop checks what a model client
+    returned once, where it enters the run: ``text`` is a ``str`` or ``None``;
+    ``tool_calls`` a list or tuple (a list becomes a tuple) of ``ToolCall`` whose
+    ``id`` is a ``str`` or ``None`` (blank ids are renamed later), ``name`` a ``str``
+    and ``arguments`` the raw JSON text, a ``str``.
+    """
+    problem = _response_problem(response)
+    if problem is not None:
+        raise ModelResponseError(agent, step, problem)
+    assert isinstance(response, ModelResponse)
+    if isinstance(response.tool_calls, tuple):
+        return response
+    return ModelResponse(text=response.text, tool_calls=tuple(response.tool_calls))
+
+
+def _response_problem(response: object) -> str | None:
+    if not isinstance(response, ModelResponse):
+        return f"complete() returned {type(response).__name__}, expected a ModelResponse"
+    if response.text is not None and not isinstance(response.text, str):
+        return f"text must be a str or None, got {type(response.text).__name__}"
+    calls = response.tool_calls
+    if not isinstance(calls, tuple | list):
+        return f"tool_calls must be a list or tuple of ToolCall, got {type(calls).__name__}"
+    for index, call in enumerate(calls):
+        problem = _call_problem(call)
+        if problem is not None:
+            return f"tool_calls[{index}]{problem}"
+    return None
+
+
+def _call_problem(call: object) -> str | None:
+    if not isinstance(call, ToolCall):
+        return f" must be a ToolCall, got {type(call).__name__}"
+    if call.id is not None and not isinstance(call.id, str):
+        return f".id must be a str or None, got {type(call.id).__name__}"
+    if not isinstance(call.name, str):
+        return f".name must be a str, got {type(call.name).__name__}"
+    if not isinstance(call.arguments, str):
+        return (
+            f".arguments must be the raw JSON text (a str), got {type(call.arguments).__name__}; "
+            "pass json.dumps(...) of the arguments"
+        )
+    return None

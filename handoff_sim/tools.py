@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ValidationError, create_model
 
+from handoff_sim._safe import JsonProblem, describe_error, dump_json, error_text, parse_json
 from handoff_sim.errors import UnknownToolError
 from handoff_sim.messages import ToolCall, ToolSpec
 
@@ -95,7 +95,12 @@ class Tool:
         result = self.fn(**self.validate(arguments))
         if inspect.isawaitable(result):
             result = await result
-        return result if isinstance(result, str) else json.dumps(result, default=str)
+        if isinstance(result, str):
+            return result
+        try:
+            return dump_json(result, default=str)
+        except JsonProblem as exc:
+            raise ValueError(f"the result of tool '{self.name}' {exc}") from None
 
 
 _EMPTY_SCHEMA: Mapping[str, Any] = {"type": "object", "properties": {}}
@@ -212,23 +217,30 @@ class ToolSetExecutor:
 
 
 def parse_arguments(call: ToolCall) -> dict[str, Any]:
-    """The call's arguments as a dict; ValueError if they are not a JSON object."""
+    """The call's arguments as a dict; ValueError if they are not a JSON object.
+
+    Blank (or missing) arguments are an empty object. Text that is not JSON, not an
+    object, or nested too deeply to read is a ValueError, never anything else.
+    """
     text = call.arguments
-    if text is None or not text.strip():
+    if text is None or (isinstance(text, str) and not text.strip()):
         return {}
     try:
-        value = json.loads(text)
-    except ValueError:
-        raise ValueError(f"{call.name} arguments must be a JSON object") from None
+        value = parse_json(text)
+    except JsonProblem as exc:
+        why = " (these are nested too deeply)" if exc.too_deep else ""
+        raise ValueError(f"{call.name} arguments must be a JSON object{why}") from None
     if not isinstance(value, dict):
         raise ValueError(f"{call.name} arguments must be a JSON object")
     return value
 
 
 def format_tool_error(exc: BaseException) -> str:
-    """The text a model sees for a failing tool: ``Error: <type>: <message>`` (R2)."""
+    """The text a model sees for a failing tool: ``Error: <type>: <message>`` (R2).
+
+    It never raises: an exception whose ``__str__`` fails is shown by its type name
+    and a note that its message was unavailable.
+    """
     if isinstance(exc, UnknownToolError):
-        return f"Error: {exc}"
-    message = str(exc).strip()
-    name = type(exc).__name__
-    return f"Error: {name}: {message}" if message else f"Error: {name}"
+        return f"Error: {error_text(exc) or f'unknown tool: {exc.name}'}"
+    return f"Error: {describe_error(exc)}"

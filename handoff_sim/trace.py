@@ -181,9 +181,9 @@ class Trace(Sequence[Event]):
 
     @classmethod
     def from_jsonl(cls, text: str) -> Trace:
-        """Read back :meth:`to_jsonl` output."""
+        """Read back :meth:`to_jsonl` output; a line that is no event is a ValueError naming it."""
         return cls(
-            [event_from_dict(json.loads(line)) for line in text.splitlines() if line.strip()]
+            [_event_line(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
         )
 
     def to_mermaid(self) -> str:
@@ -191,6 +191,19 @@ class Trace(Sequence[Event]):
         from handoff_sim._mermaid import render_mermaid
 
         return render_mermaid(self._events)
+
+
+def _event_line(line: str, number: int) -> Event:
+    from handoff_sim._safe import JsonProblem, describe_error, parse_json
+
+    try:
+        data = parse_json(line)
+    except JsonProblem as exc:
+        raise ValueError(f"trace line {number} {exc}") from None
+    try:
+        return event_from_dict(data)
+    except Exception as exc:
+        raise ValueError(f"trace line {number}: not an event: {describe_error(exc)}") from None
 
 
 def _records(events: Sequence[Event]) -> list[HandoffRecord]:

@@ -18,7 +18,7 @@ from handoff_sim import (
     Tool,
     simulate,
 )
-from handoff_sim.errors import InvalidNameError, RunError
+from handoff_sim.errors import InvalidNameError, ModelResponseError, RunError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 from handoff_sim.testing import ScriptedModel, SimulatedModelError
 from tests._helpers import call, delegate, leaf, run_raising, tool_results, turn
@@ -179,7 +179,9 @@ def test_r4_a_model_returning_the_wrong_type_raises_a_typed_error_naming_the_age
         async def complete(self, request: ModelRequest) -> Any:
             return "just a string"
 
-    with pytest.raises(TypeError, match="model of agent 'odd' returned str"):
+    with pytest.raises(
+        ModelResponseError, match=r"agent 'odd', model call 1: .*complete\(\) returned str"
+    ):
         simulate(Agent(name="odd", model=Wrong()), "go")
 
 

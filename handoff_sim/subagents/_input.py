@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from handoff_sim._safe import JsonProblem, dump_json, parse_json
 
 __all__ = ["envelope", "resolve_input", "unwrap_output"]
 
 
 def _text(value: Any) -> str | None:
+    """A field as text (non-strings as compact JSON); JsonProblem when it cannot be written."""
     if value is None:
         return None
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    text = value if isinstance(value, str) else dump_json(value, separators=(",", ":"))
     text = text.strip()
     return text or None
 
@@ -19,19 +21,20 @@ def _text(value: Any) -> str | None:
 def resolve_input(arguments: str | None) -> str:
     """``task`` (or ``input``) plus optional ``context``; tolerant of anything else.
 
-    Blank gives ``""``; non-JSON or non-object text passes through raw; no task
-    gives the raw text; task and context give ``"<task>\\n\\nContext:\\n<context>"``.
+    Blank gives ``""``; non-JSON or non-object text passes through raw, and so does
+    text nested too deeply to read or to write back; no task gives the raw text; task
+    and context give ``"<task>\\n\\nContext:\\n<context>"``.
     """
     if arguments is None or not arguments.strip():
         return ""
     try:
-        obj = json.loads(arguments)
-    except ValueError:
+        obj = parse_json(arguments)
+        if not isinstance(obj, dict):
+            return arguments
+        task = _text(obj.get("task")) or _text(obj.get("input"))
+        context = _text(obj.get("context"))
+    except JsonProblem:
         return arguments
-    if not isinstance(obj, dict):
-        return arguments
-    task = _text(obj.get("task")) or _text(obj.get("input"))
-    context = _text(obj.get("context"))
     if task is None:
         return arguments
     if context is None:
@@ -45,7 +48,7 @@ def envelope(subagent: str, tool_name: str, output: str | None, steps: int) -> s
     if output is not None:
         data["output"] = output
     data["steps"] = steps
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return dump_json(data, separators=(",", ":"), ensure_ascii=False)
 
 
 def unwrap_output(raw: str | None) -> str | None:
@@ -55,8 +58,8 @@ def unwrap_output(raw: str | None) -> str | None:
     text = raw.strip()
     if text.startswith("{"):
         try:
-            obj = json.loads(text)
-        except ValueError:
+            obj = parse_json(text)
+        except JsonProblem:
             obj = None
         if isinstance(obj, dict) and isinstance(obj.get("output"), str) and obj["output"].strip():
             return str(obj["output"])

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from handoff_sim._context import Frame, RunEnvironment, current_environment, current_frame
+from handoff_sim._safe import describe_error, error_message
 from handoff_sim.errors import (
     HandoffDeniedError,
     HandoffTimeoutError,
@@ -51,8 +52,8 @@ async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOut
 
 
 def safe_message(exc: BaseException) -> str:
-    """The error text events carry: the message, or the type name when there is none."""
-    return str(exc).strip() or type(exc).__name__
+    """The error text events carry: the message, or the type name; never raises."""
+    return error_message(exc)
 
 
 @dataclass(slots=True)
@@ -68,6 +69,7 @@ class _Handoff:
     start_us: int
     ended: bool = False
     attempts_made: int = 0
+    open_attempt: tuple[int, int] | None = None  # (attempt, started_us) until its end
 
     @property
     def handoff_id(self) -> str:
@@ -177,10 +179,16 @@ class HandoffExecutor:
         try:
             return await self._govern(handoff)
         except asyncio.CancelledError:
+            self._close_attempt(handoff, "cancelled", None)
             handoff.end("cancelled", None, handoff.attempts_made)
             raise
-        except BaseException as exc:
-            handoff.end("failed", "error", 1, error=safe_message(exc))
+        except Exception as exc:
+            self._close_attempt(handoff, "error", safe_message(exc))
+            handoff.end("failed", "error", handoff.attempts_made, error=safe_message(exc))
+            raise
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit, GeneratorExit: the user's
+            self._close_attempt(handoff, "cancelled", None)
+            handoff.end("cancelled", None, handoff.attempts_made, error=describe_error(exc))
             raise
 
     def _session(
@@ -254,14 +262,12 @@ class HandoffExecutor:
                 attempt=attempt,
             )
             started = h.env.now_us()
+            h.open_attempt = (attempt, started)
             try:
                 output, steps = await self._attempt(h, call)
                 result = h.mount.result(h.call, output, steps)
-            except asyncio.CancelledError:
-                self._attempt_end(h, attempt, started, "cancelled", None)
-                raise
             except HandoffTimeoutError as exc:
-                self._attempt_end(h, attempt, started, "timeout", str(exc))
+                self._attempt_end(h, attempt, started, "timeout", safe_message(exc))
                 state.last_error, state.reason = exc, "timeout"
                 continue
             except _NEVER_RETRIED as exc:
@@ -281,9 +287,16 @@ class HandoffExecutor:
             return result
         return state
 
+    def _close_attempt(self, h: _Handoff, outcome: str, error: str | None) -> None:
+        """End the attempt still open when an error leaves the attempt loop early."""
+        if h.open_attempt is not None:
+            attempt, started = h.open_attempt
+            self._attempt_end(h, attempt, started, outcome, error)
+
     def _attempt_end(
         self, h: _Handoff, attempt: int, started: int, outcome: str, error: str | None
     ) -> None:
+        h.open_attempt = None
         h.env.emit(
             HandoffAttemptEndEvent,
             h.frame,

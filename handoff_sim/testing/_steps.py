@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from handoff_sim._durations import parse_duration
+from handoff_sim._safe import JsonProblem, dump_json, error_message
 from handoff_sim.errors import ConfigurationError, ScriptAssertionError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 
@@ -40,7 +40,13 @@ def _tool_call(raw: Any, where: str) -> ToolCall:
         raise ConfigurationError(f"{where}: a tool call needs a 'name'")
     arguments = raw.get("arguments", {})
     if not isinstance(arguments, str):
-        arguments = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False)
+        try:
+            arguments = dump_json(arguments, separators=(",", ":"), ensure_ascii=False)
+        except JsonProblem as exc:
+            raise ConfigurationError(
+                f"{where}: tool call {raw['name']!r}: arguments {exc}; "
+                "give them as a JSON object or as the raw JSON text"
+            ) from None
     return ToolCall(str(raw.get("id") or ""), str(raw["name"]), arguments)
 
 
@@ -52,7 +58,7 @@ def _non_dict_step(raw: Any, where: str) -> ScriptStep | None:
     if isinstance(raw, str):
         return ScriptStep(ModelResponse(text=raw))
     if isinstance(raw, BaseException):
-        return ScriptStep(None, str(raw), exception=raw)
+        return ScriptStep(None, error_message(raw), exception=raw)
     if isinstance(raw, list | tuple):
         return ScriptStep(ModelResponse(tool_calls=tuple(_tool_call(c, where) for c in raw)))
     if not isinstance(raw, Mapping):

@@ -8,13 +8,13 @@ dropped), and the narrowed value is checked again.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from handoff_sim._safe import JsonProblem, dump_json, parse_json
 from handoff_sim.errors import HandoffSimError
 
 __all__ = [
@@ -40,12 +40,15 @@ class ResultNormalizationError(HandoffSimError, TypeError, ValueError):
 
 
 def decode_output(output: str | None) -> object:
-    """The default raw result of an agent's final text: its JSON value, else the text."""
+    """The default raw result of an agent's final text: its JSON value, else the text.
+
+    Text that is not JSON, or is nested too deeply to read, is the text itself.
+    """
     if output is None:
         return None
     try:
-        return json.loads(output)
-    except ValueError:
+        return parse_json(output)
+    except JsonProblem:
         return output
 
 
@@ -65,10 +68,16 @@ def normalize_result(value: object, result_type: Any = None) -> JsonValue:
 
 
 def render_result(value: JsonValue) -> str:
-    """The tool-message text of a normalised result: strings as they are, the rest as JSON."""
+    """The tool-message text of a normalised result: strings as they are, the rest as JSON.
+
+    A value too deeply nested to write is refused like any other at the root.
+    """
     if isinstance(value, str):
         return value
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    try:
+        return dump_json(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except JsonProblem:
+        raise ResultNormalizationError(_TOO_DEEP, ROOT) from None
 
 
 _ADAPTERS: dict[Any, TypeAdapter[Any]] = {}

@@ -9,13 +9,13 @@ parameters, so that sub-agent is not offered (with a warning).
 from __future__ import annotations
 
 import copy
-import json
 import warnings
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import TypeAdapter
 
+from handoff_sim._safe import JsonProblem, error_text, parse_json
 from handoff_sim.errors import ConfigurationError
 
 __all__ = ["SubAgentNotOfferedWarning", "derive_input_schema"]
@@ -54,11 +54,9 @@ def _explicit(name: str, schema: Mapping[str, Any] | str) -> dict[str, Any]:
         if not schema.strip():
             raise ConfigurationError("Sub-agent input schema must not be blank.")
         try:
-            schema = json.loads(schema)
-        except ValueError as exc:
-            raise ConfigurationError(
-                f"Sub-agent {name} input schema is not valid JSON: {exc}"
-            ) from None
+            schema = parse_json(schema)
+        except JsonProblem as exc:
+            raise ConfigurationError(f"Sub-agent {name} input schema {exc}") from None
     if not isinstance(schema, Mapping):
         raise ConfigurationError(
             f"Sub-agent {name} input schema must be a JSON object, got {type(schema).__name__}"
@@ -72,7 +70,8 @@ def _render(input_type: Any) -> dict[str, Any]:
     try:
         schema = TypeAdapter(input_type).json_schema()
     except Exception as exc:
-        reported = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        text = error_text(exc)
+        reported = text.splitlines()[0] if text else type(exc).__name__
         raise ConfigurationError(
             f"Sub-agent input type {_type_name(input_type)} cannot be rendered as a JSON Schema, "
             "so it cannot be declared to a chat model. Declare an input schema explicitly, or "

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from handoff_sim._safe import error_text
 from handoff_sim.messages import ToolCall, ToolSpec
 from handoff_sim.styles.flink._normalize import decode_output, normalize_result, render_result
 from handoff_sim.styles.flink._schema import derive_input_schema
@@ -91,7 +92,7 @@ class FlinkSubAgent(SubAgent):
 
     def failure(self, call: ToolCall, error: BaseException) -> str:
         """``Sub-agent <callable> execute failed: <reason>`` (F4)."""
-        reason = str(error).strip()
+        reason = error_text(error)
         if not reason:
             return f"Sub-agent {call.name} execute failed."
         return f"Sub-agent {call.name} execute failed: {reason}"

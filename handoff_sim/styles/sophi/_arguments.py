@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+from handoff_sim._safe import JsonProblem, parse_json
 
 __all__ = ["DELEGATE_TOOL_NAME", "DELEGATION_PARAMETERS", "DelegationArgs", "parse_delegation"]
 
@@ -40,9 +41,11 @@ class DelegationArgs:
 def parse_delegation(arguments: str) -> DelegationArgs | str:
     """The parsed arguments, or a one-line description of what is wrong with them."""
     try:
-        data = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        return "arguments must be a JSON object"
+        data = parse_json(arguments) if arguments.strip() else {}
+    except JsonProblem as exc:
+        return "arguments must be a JSON object" + (
+            " (these are nested too deeply)" if exc.too_deep else ""
+        )
     if not isinstance(data, dict):
         return "arguments must be a JSON object"
     kind = data.get("subagent_type")
