@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, cast
 
+from handoff_sim._safe import describe_error
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.events import (
     EVENT_TYPES,
@@ -415,7 +416,7 @@ def check_invariants(
         violations.append(
             Violation(
                 Invariant.TERMINATION.value,
-                f"the run crashed with an untyped error {type(error).__name__}: {error}",
+                f"the run crashed with an untyped error {describe_error(error)}",
             )
         )
     if messages is not None:

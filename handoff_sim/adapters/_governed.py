@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, cast
 
@@ -25,6 +24,7 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
+from handoff_sim._safe import JsonProblem, describe_error, parse_json
 from handoff_sim.adapters._capture import Adoption, adopting
 from handoff_sim.adapters._recording import recorder_for
 from handoff_sim.errors import UnknownToolError
@@ -51,9 +51,10 @@ Fallback = Callable[[ToolCall], "str | Awaitable[str]"]
 def arguments_problem(call: ToolCall) -> str | None:
     """Arguments that are not a JSON object are refused before any handoff, as our loop does."""
     try:
-        value = json.loads(call.arguments)
-    except (TypeError, ValueError):
-        return f"{call.name} arguments must be a JSON object"
+        value = parse_json(call.arguments)
+    except JsonProblem as exc:
+        deep = " (these are nested too deeply)" if exc.too_deep else ""
+        return f"{call.name} arguments must be a JSON object{deep}"
     return None if isinstance(value, dict) else f"{call.name} arguments must be a JSON object"
 
 
@@ -99,7 +100,7 @@ class _AttemptTarget(_Named):
             recorder.close_run(record, "cancelled")
             raise
         except BaseException as exc:
-            recorder.close_run(record, "failed", error=f"{type(exc).__name__}: {exc}")
+            recorder.close_run(record, "failed", error=describe_error(exc))
             raise
         record.output = output
         recorder.close_run(record, "completed")

@@ -32,6 +32,7 @@ from agents.tracing import Trace as SdkTrace
 from agents.tracing.provider import DefaultTraceProvider
 
 from handoff_sim._context import current_frame
+from handoff_sim._safe import describe_error
 from handoff_sim.adapters._capture import (
     Capture,
     FrameScope,
@@ -61,7 +62,7 @@ def _outcome(span: Span[Any]) -> tuple[RunStatus, str | None]:
     if isinstance(exc, asyncio.CancelledError):
         return "cancelled", None
     if exc is not None:
-        return "failed", f"{type(exc).__name__}: {exc}"
+        return "failed", describe_error(exc)
     if span.error is not None:
         data = span.error.get("data") or {}
         detail = data.get("error") or data.get("message") or ""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from typing import Any, ClassVar
@@ -24,6 +23,7 @@ from pydantic_ai import Agent
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
 from handoff_sim._context import current_frame
+from handoff_sim._safe import JsonProblem, describe_error, dump_json, parse_json, text_of
 from handoff_sim.adapters._capture import (
     Capture,
     FrameScope,
@@ -175,7 +175,7 @@ def _outcome(span: _Span, exc: BaseException | None) -> tuple[RunStatus, str | N
         return "cancelled", None
     error = exc or span.exception
     if error is not None:
-        return "failed", f"{type(error).__name__}: {error}"
+        return "failed", describe_error(error)
     if span.failed:
         return "failed", "failed"
     return "completed", None
@@ -340,10 +340,18 @@ def _json_list(value: object) -> Sequence[Any]:
     if not isinstance(value, str):
         return ()
     try:
-        data = json.loads(value)
-    except ValueError:
+        data = parse_json(value)
+    except JsonProblem:
         return ()
     return data if isinstance(data, list) else ()
+
+
+def _json_text(value: object) -> str:
+    """``value`` as JSON text; what JSON cannot write is kept as plain text."""
+    try:
+        return dump_json(value)
+    except JsonProblem:
+        return text_of(value)
 
 
 def _chat_output(attributes: Mapping[str, Any]) -> tuple[str | None, list[ToolCall], int]:
@@ -357,7 +365,7 @@ def _chat_output(attributes: Mapping[str, Any]) -> tuple[str | None, list[ToolCa
                 texts.append(str(part.get("content") or ""))
             elif kind == "tool_call":
                 arguments = part.get("arguments")
-                raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
+                raw = arguments if isinstance(arguments, str) else _json_text(arguments)
                 calls.append(ToolCall(str(part.get("id")), str(part.get("name")), raw))
     count = len(_json_list(attributes.get("gen_ai.input.messages")))
     return ("".join(texts) if texts else None), calls, count

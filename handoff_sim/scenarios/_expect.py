@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from handoff_sim._safe import describe_error as _describe
+from handoff_sim._safe import error_text as _error_text
 from handoff_sim.scenarios._expect_schema import ErrorExpect, ExpectSpec, HandoffExpect, Regex
 from handoff_sim.scenarios._expect_state import check_sessions, check_tool_runs
 from handoff_sim.scenarios._match import find_unmatched, text_matches
@@ -59,8 +61,8 @@ def _default(value: object) -> object:
 
 
 def describe_error(error: BaseException) -> str:
-    """``Type: message``, no traceback."""
-    return f"{type(error).__name__}: {error}"
+    """``Type: message``, no traceback; never raises, even when ``__str__`` does."""
+    return _describe(error)
 
 
 class _Checker:
@@ -172,13 +174,14 @@ def _check_error(
             expected.type,
             describe_error(error),
         )
-    if expected.match is not None and re.search(expected.match, str(error)) is None:
+    message = _error_text(error)
+    if expected.match is not None and re.search(expected.match, message) is None:
         checker.add(
             "error",
             "error message does not match",
             f"{field}.match",
             f"/{expected.match}/",
-            str(error),
+            message,
         )
 
 

@@ -126,6 +126,12 @@ def test_deeply_nested_arguments_are_an_error_result_for_flink_and_sophi_delegat
     assert parse_delegation(DEEP_DELEGATION) == TOO_DEEP
 
 
+def test_the_framework_adapters_refuse_deep_arguments_like_the_loop() -> None:
+    from handoff_sim.adapters._governed import arguments_problem
+
+    assert arguments_problem(ToolCall("c1", "delegate", DEEP_TASK)) == f"delegate {TOO_DEEP}"
+
+
 def test_deep_text_reaching_input_resolution_or_result_reading_passes_through_raw() -> None:
     # Text that cannot be read as an object is used as it is (S4, F4).
     assert resolve_input(DEEP_TASK) == DEEP_TASK

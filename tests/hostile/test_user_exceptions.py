@@ -27,6 +27,7 @@ from handoff_sim import (
 )
 from handoff_sim.events import Event
 from handoff_sim.messages import ModelRequest, ToolCall
+from handoff_sim.scenarios._expect import describe_error as describe_scenario_error
 from handoff_sim.styles import AgentDefinition, FlinkSubAgent, sophi_agent
 from handoff_sim.subagents.executor import safe_message
 from handoff_sim.testing import FunctionModel, ScriptedModel
@@ -71,6 +72,7 @@ def test_the_safe_formatters_never_raise(error: Exception) -> None:
     text = f"{name} (message unavailable: its __str__ raised "
     assert format_tool_error(error).startswith(f"Error: {text}")
     assert safe_message(error).startswith(text)
+    assert describe_scenario_error(error).startswith(text)
 
 
 def test_a_tool_whose_exception_cannot_be_printed_is_an_error_result_and_the_run_goes_on() -> None:
