@@ -6,6 +6,7 @@ See README.md for a tour; ``handoff_sim.testing`` has the fake models.
 from handoff_sim._context import current_depth
 from handoff_sim.agent import Agent, RunResult
 from handoff_sim.errors import (
+    BudgetExceededError,
     ConfigurationError,
     DuplicateToolNameError,
     HandoffDeniedError,
@@ -57,6 +58,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Agent",
     "AgentDefinition",
+    "BudgetExceededError",
     "ConfigurationError",
     "DuplicateToolNameError",
     "Event",

@@ -15,16 +15,20 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from typing import Any
 
+from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS, MAX_NESTING
+from handoff_sim.errors import BudgetExceededError, ConfigurationError
 from handoff_sim.events import Event
 from handoff_sim.hooks import hookimpl, new_plugin_manager
 from handoff_sim.sessions import Session
 
 __all__ = [
+    "Budget",
     "Frame",
     "RunEnvironment",
     "current_depth",
     "current_environment",
     "current_frame",
+    "nesting_below",
     "use_environment",
     "use_frame",
 ]
@@ -41,11 +45,62 @@ class _Recorder:
         self.events.append(event)
 
 
+_RAISE_IT = "simulate(), Simulation() or Agent.run()/arun()"
+
+
+class Budget:
+    """The work one top-level run (or one Simulation) may do: model calls and handoffs.
+
+    The caps end any run in bounded work, even one no other bound catches (a sub-agent
+    cycle through dynamic targets, a model that never stops delegating). Counters only
+    grow, so once a cap is passed every further model call or handoff is refused too.
+    """
+
+    __slots__ = ("handoffs", "max_handoffs", "max_model_calls", "model_calls")
+
+    def __init__(
+        self,
+        max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+        max_handoffs: int = DEFAULT_MAX_HANDOFFS,
+    ) -> None:
+        self.max_model_calls = _positive("max_model_calls", max_model_calls)
+        self.max_handoffs = _positive("max_handoffs", max_handoffs)
+        self.model_calls = 0
+        self.handoffs = 0
+
+    def __repr__(self) -> str:
+        return (
+            f"Budget(model_calls={self.model_calls}/{self.max_model_calls}, "
+            f"handoffs={self.handoffs}/{self.max_handoffs})"
+        )
+
+
+_DEFAULTS = {"max_model_calls": DEFAULT_MAX_MODEL_CALLS, "max_handoffs": DEFAULT_MAX_HANDOFFS}
+
+
+def _positive(field: str, value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ConfigurationError(
+            f"{field} must be an int >= 1, got {value!r} (the default is {_DEFAULTS[field]})"
+        )
+    return value
+
+
+def _over(resource: str, limit: int, what: str) -> BudgetExceededError:
+    return BudgetExceededError(
+        resource,
+        limit,
+        f"run budget exceeded: {what}, over max_{resource}={limit}; a sub-agent cycle or a "
+        f"model that never stops is the usual cause; a run that really needs more passes a "
+        f"larger max_{resource}= to {_RAISE_IT}",
+    )
+
+
 class RunEnvironment:
     """What every agent run inside one top-level run (or one Simulation) shares.
 
     It numbers events and runs, draws seeded ids, reads the clock of the running
-    loop and hands events to the observers through pluggy.
+    loop, hands events to the observers through pluggy and keeps the run's budget.
     """
 
     def __init__(
@@ -54,7 +109,9 @@ class RunEnvironment:
         seed: int | None = None,
         observers: tuple[object, ...] = (),
         clock: Callable[[], float] | None = None,
+        budget: Budget | None = None,
     ) -> None:
+        self.budget = budget or Budget()
         self.rng = random.Random(seed)
         self.recorder = _Recorder()
         # The recorder is a pluggy plugin like any observer; with no other observer
@@ -103,6 +160,28 @@ class RunEnvironment:
         else:
             self._hook(event=event)
 
+    def charge_model_call(self, frame: Frame) -> None:
+        """Count one model call of ``frame``'s agent; raise once the budget is used up."""
+        budget = self.budget
+        budget.model_calls += 1
+        if budget.model_calls > budget.max_model_calls:
+            raise _over(
+                "model_calls",
+                budget.max_model_calls,
+                f"agent {frame.agent!r} asked for model call {budget.model_calls}",
+            )
+
+    def charge_handoff(self, frame: Frame, tool: str) -> None:
+        """Count one handoff by ``frame``'s agent; raise once the budget is used up."""
+        budget = self.budget
+        budget.handoffs += 1
+        if budget.handoffs > budget.max_handoffs:
+            raise _over(
+                "handoffs",
+                budget.max_handoffs,
+                f"agent {frame.agent!r} started handoff {budget.handoffs} (tool {tool!r})",
+            )
+
     @property
     def events(self) -> list[Event]:
         """Every event recorded so far."""
@@ -111,13 +190,40 @@ class RunEnvironment:
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    """The agent run the current code belongs to."""
+    """The agent run the current code belongs to.
+
+    ``depth`` is the handoff depth; ``nesting`` counts every agent run this one is
+    nested in (handoffs, and runs a tool starts inside a run).
+    """
 
     agent: str
     depth: int
     run_id: str
     session: Session
     handoff_id: str | None = None
+    nesting: int = 0
+
+
+def nesting_below(parent: Frame | None, agent: str) -> int:
+    """The nesting of a run of ``agent`` started under ``parent``; refused past the cap.
+
+    Each nested run costs the Python stack; past the cap a clear error comes before
+    Python's own RecursionError could.
+    """
+    if parent is None:
+        return 0
+    nesting = parent.nesting + 1
+    if nesting > MAX_NESTING:
+        raise BudgetExceededError(
+            "nesting",
+            MAX_NESTING,
+            f"run budget exceeded: agent {agent!r} would run nested {nesting} deep under "
+            f"agent {parent.agent!r}, over the fixed limit of {MAX_NESTING} nested agent runs; "
+            "a chain of handoffs this deep is almost always a cycle (through a dynamic "
+            "sub-agent target or a tool that runs an agent): bound it with "
+            "HandoffPolicy(max_depth=...)",
+        )
+    return nesting
 
 
 _ENVIRONMENT: ContextVar[RunEnvironment | None] = ContextVar("handoff_env", default=None)

@@ -33,6 +33,7 @@ class LoopState:
 
 async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame) -> None:
     """One model call, then the tool calls it asked for (if any)."""
+    env.charge_model_call(frame)  # the run budget: refused once it is used up
     state.steps += 1
     request = ModelRequest(
         agent=agent.name,

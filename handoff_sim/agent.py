@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+import inspect
+import reprlib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from handoff_sim._context import (
+    Budget,
     Frame,
     RunEnvironment,
     current_environment,
     current_frame,
+    nesting_below,
     use_environment,
     use_frame,
 )
-from handoff_sim._loop import run_loop
+from handoff_sim._limits import MAX_STEPS
+from handoff_sim._loop import LoopState, run_loop
 from handoff_sim.errors import (
     ConfigurationError,
     DuplicateToolNameError,
@@ -32,9 +37,10 @@ from handoff_sim.subagents.policy import HandoffPolicy
 from handoff_sim.tools import Tool, ToolExecutor, ToolSetExecutor
 from handoff_sim.trace import Trace
 
-__all__ = ["Agent", "RunResult"]
+__all__ = ["Agent", "RunResult", "check_wiring", "require_agent"]
 
 DEFAULT_MAX_STEPS = 20
+_FRESH_STACK_EVERY = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +69,7 @@ class Agent:
         model: ModelClient,
         *,
         tools: Iterable[Tool] = (),
-        subagents: Iterable[SubAgent] = (),
+        subagents: Iterable[SubAgent | Agent] = (),
         handoff_policy: HandoffPolicy | None = None,
         parallel_tool_calls: bool = False,
         max_steps: int = DEFAULT_MAX_STEPS,
@@ -72,24 +78,24 @@ class Agent:
         session_store: SessionStore | None = None,
         model_name: str | None = None,
     ) -> None:
-        if not isinstance(name, str) or not name.strip():
-            raise InvalidNameError("agent name is required")
-        if model is None or not callable(getattr(model, "complete", None)):
-            raise ConfigurationError(
-                f"agent {name!r}: model must be a model client with complete(request), "
-                f"got {model!r}"
-            )
-        if not isinstance(max_steps, int) or max_steps < 1:
-            raise ConfigurationError(f"agent {name!r}: max_steps must be >= 1, got {max_steps!r}")
-        if handoff_policy is not None and not isinstance(handoff_policy, HandoffPolicy):
-            raise ConfigurationError(f"agent {name!r}: handoff_policy must be a HandoffPolicy")
-        self.name = name.strip()
+        self.name = name = _checked_name(name)
+        _check_model(name, model)
+        _check_options(
+            name,
+            handoff_policy=handoff_policy,
+            parallel_tool_calls=parallel_tool_calls,
+            max_steps=max_steps,
+            system_prompt=system_prompt,
+            tool_executor=tool_executor,
+            session_store=session_store,
+            model_name=model_name,
+        )
         self.model = model
         self.model_name: str = model_name or str(
             getattr(model, "model_name", None) or type(model).__name__
         )
-        self.tools = tuple(tools)
-        self.subagents = tuple(subagents)
+        self.tools = _checked_tools(name, tools)
+        self.subagents = _checked_subagents(name, subagents)
         self.handoff_policy = handoff_policy or HandoffPolicy()
         self.parallel_tool_calls = parallel_tool_calls
         self.max_steps = max_steps
@@ -102,24 +108,24 @@ class Agent:
             self.primary_executor,
             self.handoff_policy,
         )
+        check_wiring(self)
 
     def __repr__(self) -> str:
         return f"Agent(name={self.name!r})"
 
     def _check_names(self) -> tuple[ToolSpec, ...]:
         """Plain tools, then sub-agent tools, in definition order; no name twice (S1, S2, F1)."""
-        seen: set[str] = set()
-        specs: list[ToolSpec] = []
         for plain in self.tools:
             if plain.name.startswith(SUBAGENT_PREFIX):
                 raise ReservedPrefixError(plain.name)
-            specs.append(plain.spec)
-        specs.extend(sub.spec for sub in self.subagents if sub.offered)
-        for spec in specs:
+        entries = [(t.spec, False) for t in self.tools]
+        entries.extend((sub.spec, True) for sub in self.subagents if sub.offered)
+        seen: dict[str, bool] = {}
+        for spec, is_subagent in entries:
             if spec.name in seen:
-                raise DuplicateToolNameError(spec.name)
-            seen.add(spec.name)
-        return tuple(specs)
+                raise DuplicateToolNameError(spec.name, subagent=is_subagent or seen[spec.name])
+            seen[spec.name] = is_subagent
+        return tuple(spec for spec, _ in entries)
 
     def run(
         self,
@@ -127,10 +133,20 @@ class Agent:
         *,
         session: Session | str | None = None,
         observers: Sequence[object] = (),
+        max_model_calls: int | None = None,
+        max_handoffs: int | None = None,
     ) -> RunResult:
         """Run in real time on a fresh event loop (sync wrapper of :meth:`arun`)."""
         _refuse_inside_running_loop("Agent.run()", "await agent.arun(...)")
-        return asyncio.run(self.arun(user_input, session=session, observers=observers))
+        return asyncio.run(
+            self.arun(
+                user_input,
+                session=session,
+                observers=observers,
+                max_model_calls=max_model_calls,
+                max_handoffs=max_handoffs,
+            )
+        )
 
     async def arun(
         self,
@@ -138,20 +154,29 @@ class Agent:
         *,
         session: Session | str | None = None,
         observers: Sequence[object] = (),
+        max_model_calls: int | None = None,
+        max_handoffs: int | None = None,
     ) -> RunResult:
-        """Run the ReAct loop to a text answer. Inside ``simulate`` it runs in virtual time."""
-        env = current_environment()
-        if env is None:
-            env = RunEnvironment(observers=tuple(observers))
-        elif observers:
-            raise ConfigurationError("observers go to simulate()/Simulation when one is running")
+        """Run the ReAct loop to a text answer. Inside ``simulate`` it runs in virtual time.
+
+        ``max_model_calls`` and ``max_handoffs`` cap the whole run, sub-agents included
+        (default: the run budget in docs/runtime.md); under a Simulation its budget applies.
+        """
+        if not isinstance(user_input, str):
+            raise ConfigurationError(
+                f"agent {self.name!r}: user_input must be a str, got {_describe(user_input)}"
+            )
+        env = _environment(observers, max_model_calls, max_handoffs)
         with use_environment(env):
+            parent = current_frame()
+            if parent is None:
+                check_wiring(self)
             conversation = self._session(session, env)
             first_event, started = len(env.events), env.now_us()
-            parent = current_frame()
-            frame = Frame(self.name, 0, env.next_run_id(), conversation)
+            nesting = nesting_below(parent, self.name)
+            frame = Frame(self.name, 0, env.next_run_id(), conversation, None, nesting)
             with use_frame(frame):
-                state = await run_loop(
+                state = await _run_nested(
                     self, user_input, env, frame, parent.run_id if parent else None
                 )
             return RunResult(
@@ -171,6 +196,11 @@ class Agent:
             if found is None:
                 raise ConfigurationError(f"agent {self.name!r}: no session with id {session!r}")
             return found
+        if session is not None:
+            raise ConfigurationError(
+                f"agent {self.name!r}: session must be a Session, a session id or None, "
+                f"got {_describe(session)}"
+            )
         return Session(id=env.new_id("session"), agent=self.name)
 
     async def run_as_subagent(
@@ -180,10 +210,47 @@ class Agent:
         env, parent = current_environment(), current_frame()
         if env is None or parent is None:
             raise RuntimeError("run_as_subagent is called by the handoff executor during a run")
-        frame = Frame(self.name, depth, env.next_run_id(), session, handoff_id)
+        nesting = nesting_below(parent, self.name)
+        frame = Frame(self.name, depth, env.next_run_id(), session, handoff_id, nesting)
         with use_frame(frame):
-            state = await run_loop(self, user_input, env, frame, parent.run_id)
+            state = await _run_nested(self, user_input, env, frame, parent.run_id)
         return state.output, state.steps
+
+
+def _environment(
+    observers: Sequence[object], max_model_calls: int | None, max_handoffs: int | None
+) -> RunEnvironment:
+    """The running environment, or a new one with the given observers and budget."""
+    limits = {
+        k: v
+        for k, v in (("max_model_calls", max_model_calls), ("max_handoffs", max_handoffs))
+        if v is not None
+    }
+    env = current_environment()
+    if env is None:
+        return RunEnvironment(observers=tuple(observers), budget=Budget(**limits))
+    if observers or limits:
+        given = ", ".join(["observers"] * bool(observers) + list(limits))
+        raise ConfigurationError(
+            f"{given} go to simulate()/Simulation (or the outermost run) when one is running"
+        )
+    return env
+
+
+async def _run_nested(
+    agent: Agent, user_input: str, env: RunEnvironment, frame: Frame, parent_run_id: str | None
+) -> LoopState:
+    """Run the loop; every few nesting levels in a task of its own, on a fresh stack.
+
+    Each nested run costs about a dozen Python frames; starting a task every
+    ``_FRESH_STACK_EVERY`` levels keeps the deepest allowed nesting far from Python's
+    recursion limit. Shallow runs (almost all) await the loop directly, so their event
+    order is untouched.
+    """
+    coro = run_loop(agent, user_input, env, frame, parent_run_id)
+    if frame.nesting == 0 or frame.nesting % _FRESH_STACK_EVERY:
+        return await coro
+    return await asyncio.get_running_loop().create_task(coro)
 
 
 def _refuse_inside_running_loop(what: str, instead: str) -> None:
@@ -193,3 +260,190 @@ def _refuse_inside_running_loop(what: str, instead: str) -> None:
     except RuntimeError:
         return
     raise RunError(f"{what} cannot run inside a running event loop; use {instead} instead")
+
+
+def require_agent(value: object, where: str) -> Agent:
+    """``value`` if it is an Agent; else a ConfigurationError saying what ``where`` takes."""
+    if not isinstance(value, Agent):
+        raise ConfigurationError(
+            f"{where}: the first argument must be an Agent, got {_describe(value)}"
+        )
+    return value
+
+
+# -- wiring: sub-agent cycles -------------------------------------------------------------
+
+
+def _children(agent: Agent) -> list[Agent]:
+    """The agents ``agent``'s sub-agent tools run (dynamic targets, like SoPhi's, have none)."""
+    out = []
+    mounts = getattr(getattr(agent, "executor", None), "mounts", {})
+    for tool_name, mount in mounts.items():
+        child = getattr(mount, "agent", None)
+        if child is None:
+            continue
+        if not isinstance(child, Agent):
+            raise ConfigurationError(
+                f"agent {agent.name!r}: sub-agent tool {tool_name!r} runs {_describe(child)}, "
+                "not an Agent; set SubAgent.agent to an Agent"
+            )
+        out.append(child)
+    return out
+
+
+def check_wiring(root: Agent) -> None:
+    """Refuse a sub-agent cycle reachable from ``root``, naming it (``a -> b -> a``).
+
+    A cycle would delegate forever: virtual time stands still, so no deadline ends it.
+    Cycles can only be made by changing a ``SubAgent.agent`` (or an executor's mounts)
+    after construction, so this runs at construction and again at every top-level run.
+    """
+    done: set[int] = set()
+    path: list[Agent] = [root]
+    on_path: dict[int, int] = {id(root): 0}  # id(agent) -> its index in path
+    pending: list[Iterator[Agent]] = [iter(_children(root))]
+    while pending:
+        child = next(pending[-1], None)
+        if child is None:
+            pending.pop()
+            finished = path.pop()
+            del on_path[id(finished)]
+            done.add(id(finished))
+        elif id(child) in on_path:
+            loop = [a.name for a in path[on_path[id(child)] :]] + [child.name]
+            raise ConfigurationError(
+                f"sub-agent cycle: {' -> '.join(loop)}: an agent that can reach itself "
+                "through its sub-agents would delegate forever; break the cycle (for bounded "
+                "recursion, mount a fresh Agent per level)"
+            )
+        elif id(child) not in done:
+            on_path[id(child)] = len(path)
+            path.append(child)
+            pending.append(iter(_children(child)))
+
+
+# -- construction checks --------------------------------------------------------------------
+
+
+def _describe(value: object) -> str:
+    """``int 12``, ``function <lambda>``: what a wrong argument was, briefly."""
+    if inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value):
+        return f"function {getattr(value, '__qualname__', '?')}"
+    return f"{type(value).__name__} {reprlib.repr(value)}"
+
+
+def _checked_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise InvalidNameError(f"agent name must be a str, got {_describe(name)}")
+    if not name.strip():
+        raise InvalidNameError("agent name is required")
+    return name.strip()
+
+
+def _check_model(name: str, model: object) -> None:
+    if model is None or not callable(getattr(model, "complete", None)):
+        raise ConfigurationError(
+            f"agent {name!r}: model must be a model client with complete(request), "
+            f"got {model!r}; use ScriptedModel or FunctionModel from handoff_sim.testing, "
+            "or any object with async complete(request)"
+        )
+
+
+def _check_options(name: str, **options: object) -> None:
+    """Each keyword option has the type it needs; the message says what to pass instead."""
+    for option, value in options.items():
+        problem = _OPTION_CHECKS[option](value)
+        if problem is not None:
+            raise ConfigurationError(f"agent {name!r}: {option} {problem}")
+
+
+def _max_steps_problem(value: object) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"must be an int, got {_describe(value)}"
+    if value < 1:
+        return f"must be >= 1, got {value}"
+    if value > MAX_STEPS:
+        return f"must be <= {MAX_STEPS}, got {value}"
+    return None
+
+
+def _needs(kind: type | tuple[type, ...], instead: str) -> Callable[[object], str | None]:
+    def problem(value: object) -> str | None:
+        if value is None or isinstance(value, kind):
+            return None
+        return f"must be {instead}, got {_describe(value)}"
+
+    return problem
+
+
+def _has_methods(*methods: str, instead: str) -> Callable[[object], str | None]:
+    def problem(value: object) -> str | None:
+        if value is None or all(callable(getattr(value, m, None)) for m in methods):
+            return None
+        return f"must be {instead}, got {_describe(value)}"
+
+    return problem
+
+
+def _policy_problem(value: object) -> str | None:
+    if value is None or isinstance(value, HandoffPolicy):
+        return None
+    hint = "; pass HandoffPolicy(**{...})" if isinstance(value, Mapping) else ""
+    return f"must be a HandoffPolicy, got {_describe(value)}{hint}"
+
+
+_OPTION_CHECKS: dict[str, Callable[[object], str | None]] = {
+    "handoff_policy": _policy_problem,
+    "parallel_tool_calls": lambda v: (
+        None if isinstance(v, bool) else f"must be True or False, got {_describe(v)}"
+    ),
+    "max_steps": _max_steps_problem,
+    "system_prompt": _needs(str, "a str or None"),
+    "model_name": _needs(str, "a str or None"),
+    "tool_executor": _has_methods(
+        "execute", instead="an object with execute(call) (a ToolExecutor) or None"
+    ),
+    "session_store": _has_methods(
+        "save", "load", instead="an object with save(session) and load(id) (a SessionStore)"
+    ),
+}
+
+
+def _items(name: str, option: str, value: object, what: str) -> tuple[object, ...]:
+    """The items of a list-like option; a lone item, a str or a mapping is refused."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
+        raise ConfigurationError(
+            f"agent {name!r}: {option} must be a list of {what}, got {_describe(value)}"
+        )
+    return tuple(value)
+
+
+def _checked_tools(name: str, tools: object) -> tuple[Tool, ...]:
+    out = []
+    for index, item in enumerate(_items(name, "tools", tools, "Tool objects")):
+        if not isinstance(item, Tool):
+            hint = (
+                "decorate the function with @tool or wrap it in Tool(name, fn)"
+                if callable(item)
+                else "pass Tool objects (made with @tool or Tool(name, fn))"
+            )
+            raise ConfigurationError(
+                f"agent {name!r}: tools[{index}] is {_describe(item)}, not a Tool; {hint}"
+            )
+        out.append(item)
+    return tuple(out)
+
+
+def _checked_subagents(name: str, subagents: object) -> tuple[SubAgent, ...]:
+    """SubAgents as they are; a plain Agent is mounted under its own name."""
+    out = []
+    for index, item in enumerate(_items(name, "subagents", subagents, "SubAgent objects")):
+        if isinstance(item, Agent):
+            item = SubAgent(item.name, "", item)
+        elif not isinstance(item, SubAgent):
+            raise ConfigurationError(
+                f"agent {name!r}: subagents[{index}] is {_describe(item)}, not a SubAgent; "
+                "pass SubAgent(name, description, agent=...) or an Agent"
+            )
+        out.append(item)
+    return tuple(out)

@@ -282,7 +282,8 @@ def assert_duplicate_tool_names(
     """Assert ``build(*args, **kwargs)`` raises ``DuplicateToolNameError`` (S2).
 
     ``duplicate`` is the tool name expected in the error
-    (``duplicate subagent tool name: <name>``). Returns the error.
+    (``duplicate subagent tool name: <name>``, or ``duplicate tool name: <name>`` when
+    only plain tools clash). Returns the error.
     """
     __tracebackhide__ = True
     from handoff_sim import DuplicateToolNameError
@@ -294,7 +295,8 @@ def assert_duplicate_tool_names(
     except DuplicateToolNameError as exc:
         if duplicate is not None and exc.name != duplicate:
             _fail(f"{call} raised DuplicateToolNameError for {exc.name!r}, expected {duplicate!r}")
-        if str(exc) != f"duplicate subagent tool name: {exc.name}":
+        kind = "subagent tool" if getattr(exc, "subagent", True) else "tool"
+        if str(exc) != f"duplicate {kind} name: {exc.name}":
             _fail(f"{call} raised DuplicateToolNameError with message {str(exc)!r}")
         return exc
     except Exception as exc:

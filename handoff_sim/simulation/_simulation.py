@@ -11,7 +11,9 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from handoff_sim._context import RunEnvironment, use_environment
+from handoff_sim._context import Budget, RunEnvironment, use_environment
+from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS
+from handoff_sim.agent import require_agent
 from handoff_sim.errors import RunError, VirtualTimeError
 from handoff_sim.simulation._loop import VirtualTimeLoop
 from handoff_sim.simulation._wallclock import PATCH, WallClock
@@ -60,7 +62,10 @@ class Simulation:
         wall_clock: bool = True,
         start: datetime = DEFAULT_START,
         deadline: float | None = DEFAULT_DEADLINE,
+        max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+        max_handoffs: int = DEFAULT_MAX_HANDOFFS,
     ) -> None:
+        budget = Budget(max_model_calls, max_handoffs)  # checked before the loop exists
         self.seed = seed
         self._start = start
         self._loop = loop = VirtualTimeLoop(deadline=deadline)
@@ -72,7 +77,7 @@ class Simulation:
             WallClock(start, lambda: loop.now_us).bind(self._context)
             self._patch = PATCH
         self.environment = RunEnvironment(
-            seed=seed, observers=tuple(observers), clock=self._loop.time
+            seed=seed, observers=tuple(observers), clock=self._loop.time, budget=budget
         )
 
     def __enter__(self) -> Simulation:
@@ -117,6 +122,7 @@ class Simulation:
         self, agent: Agent, user_input: str, *, session: Session | str | None = None
     ) -> RunResult:
         """Run one turn of ``agent`` to its answer, in virtual time."""
+        require_agent(agent, "Simulation.run()")
         return self.run_coroutine(agent.arun(user_input, session=session))
 
     def run_coroutine(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -211,9 +217,20 @@ def simulate(
     session: Session | str | None = None,
     wall_clock: bool = True,
     deadline: float | None = DEFAULT_DEADLINE,
+    max_model_calls: int = DEFAULT_MAX_MODEL_CALLS,
+    max_handoffs: int = DEFAULT_MAX_HANDOFFS,
 ) -> RunResult:
-    """Run ``agent`` on ``user_input`` in virtual time: deterministic, no real sleeping (V1)."""
+    """Run ``agent`` on ``user_input`` in virtual time: deterministic, no real sleeping.
+
+    ``max_model_calls`` and ``max_handoffs`` cap the run's work (the run budget).
+    """
+    require_agent(agent, "simulate()")
     with Simulation(
-        seed=seed, observers=observers, wall_clock=wall_clock, deadline=deadline
+        seed=seed,
+        observers=observers,
+        wall_clock=wall_clock,
+        deadline=deadline,
+        max_model_calls=max_model_calls,
+        max_handoffs=max_handoffs,
     ) as sim:
         return sim.run(agent, user_input, session=session)

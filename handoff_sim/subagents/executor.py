@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from handoff_sim._context import Frame, RunEnvironment, current_environment, current_frame
 from handoff_sim._safe import describe_error, error_message
 from handoff_sim.errors import (
+    BudgetExceededError,
     HandoffDeniedError,
     HandoffTimeoutError,
     RunError,
@@ -39,8 +40,9 @@ from handoff_sim.tools import ToolExecutor, ToolOutput, format_tool_error
 __all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
 
 # Errors that must never be retried or turned into a tool result: a nested denial
-# (policy says abort) and a misused fake model (the test itself is wrong).
-_NEVER_RETRIED = (HandoffDeniedError, ScriptError)
+# (policy says abort), a misused fake model (the test itself is wrong) and a used-up
+# run budget (it ends the whole run).
+_NEVER_RETRIED = (HandoffDeniedError, ScriptError, BudgetExceededError)
 
 
 async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOutput:
@@ -166,6 +168,7 @@ class HandoffExecutor:
             raise RunError(
                 "a handoff can only run inside an agent run (use Agent.arun or simulate)"
             )
+        env.charge_handoff(frame, call.name)  # the run budget: refused once it is used up
         handoff = _Handoff(
             env,
             frame,
@@ -272,7 +275,7 @@ class HandoffExecutor:
                 continue
             except _NEVER_RETRIED as exc:
                 self._attempt_end(h, attempt, started, "error", safe_message(exc))
-                fatal = isinstance(exc, ScriptError) or not governed
+                fatal = not isinstance(exc, HandoffDeniedError) or not governed
                 if fatal or self.policy.on_error is FailureAction.FAIL:
                     h.end("failed", "error", attempt, error=safe_message(exc))
                     raise

@@ -1,6 +1,11 @@
 """Offline fake model clients for tests: strict, deterministic, no network."""
 
-from handoff_sim.errors import ScriptAssertionError, ScriptExhaustedError, UnconsumedStepsError
+from handoff_sim.errors import (
+    FunctionModelError,
+    ScriptAssertionError,
+    ScriptExhaustedError,
+    UnconsumedStepsError,
+)
 from handoff_sim.testing._steps import SimulatedModelError
 from handoff_sim.testing.adversarial import (
     AdversarialModel,
@@ -16,6 +21,7 @@ __all__ = [
     "AdversarialTimeoutError",
     "Behaviour",
     "FunctionModel",
+    "FunctionModelError",
     "ScriptAssertionError",
     "ScriptExhaustedError",
     "ScriptedModel",

@@ -11,7 +11,7 @@ from handoff_sim._safe import JsonProblem, dump_json, error_message
 from handoff_sim.errors import ConfigurationError, ScriptAssertionError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 
-__all__ = ["ScriptStep", "SimulatedModelError", "check_request", "parse_step", "to_response"]
+__all__ = ["ScriptStep", "SimulatedModelError", "check_request", "parse_step", "parse_steps"]
 
 _STEP_KEYS = {"text", "tool_calls", "error", "latency", "expect", "check"}
 _EXPECT_KEYS = {"last_tool_result_contains", "tools_include", "input_contains"}
@@ -66,13 +66,13 @@ def _non_dict_step(raw: Any, where: str) -> ScriptStep | None:
     return None
 
 
-def parse_step(raw: Any, index: int) -> ScriptStep:
-    """A step as a ScriptStep.
+def parse_step(raw: Any, index: int, *, where: str | None = None) -> ScriptStep:
+    """A step as a ScriptStep; ``where`` starts error messages (default ``script step <index>``).
 
     Accepted: a dict (``text`` / ``tool_calls`` / ``error``, optional ``latency``, ``expect``,
     ``check``), a string (text), a list of tool calls, an exception (raised), a ModelResponse.
     """
-    where = f"script step {index}"
+    where = where or f"script step {index}"
     simple = _non_dict_step(raw, where)
     if simple is not None:
         return simple
@@ -124,17 +124,6 @@ def check_request(step: ScriptStep, request: ModelRequest, agent: str, index: in
             )
     if step.check is not None and step.check(request) is False:
         raise ScriptAssertionError(f"{where}: check {step.check!r} returned False")
-
-
-def to_response(value: Any) -> ModelResponse:
-    """A FunctionModel's return value as a ModelResponse (str is text, dict a step)."""
-    if isinstance(value, ModelResponse):
-        return value
-    step = parse_step(value, 0)
-    if step.error is not None:
-        raise SimulatedModelError(step.error)
-    assert step.response is not None
-    return step.response
 
 
 def parse_steps(steps: Sequence[Any]) -> tuple[ScriptStep, ...]:

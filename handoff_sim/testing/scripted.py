@@ -4,19 +4,62 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+import reprlib
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from handoff_sim.errors import ScriptExhaustedError, UnconsumedStepsError
+from handoff_sim._durations import parse_duration
+from handoff_sim.errors import (
+    ConfigurationError,
+    FunctionModelError,
+    ScriptExhaustedError,
+    UnconsumedStepsError,
+)
 from handoff_sim.messages import ModelRequest, ModelResponse
 from handoff_sim.testing._steps import (
+    ScriptStep,
     SimulatedModelError,
     check_request,
+    parse_step,
     parse_steps,
-    to_response,
 )
 
 __all__ = ["FunctionModel", "ScriptedModel"]
+
+_ANSWERS = "a ModelResponse, a str (text), a list of tool calls, a step dict or an exception"
+
+
+async def _play(step: ScriptStep, request: ModelRequest, agent: str, number: int) -> ModelResponse:
+    """Check the step's expectations, wait its latency, then raise its error or answer."""
+    check_request(step, request, agent, number)
+    if step.latency:
+        await asyncio.sleep(step.latency)
+    if step.exception is not None:
+        raise step.exception
+    if step.error is not None:
+        raise SimulatedModelError(step.error)
+    assert step.response is not None
+    return step.response
+
+
+def _script(steps: object) -> Sequence[Any]:
+    """The steps as a list; a lone str, step dict or non-iterable is refused, saying how."""
+    if isinstance(steps, str | bytes):
+        raise ConfigurationError(
+            f"ScriptedModel takes a list of steps, got {type(steps).__name__} "
+            f"{reprlib.repr(steps)} (it would be read one character per step); "
+            f"write ScriptedModel([{reprlib.repr(steps)}]) for one text answer"
+        )
+    if isinstance(steps, Mapping):
+        raise ConfigurationError(
+            "ScriptedModel takes a list of steps, got one dict; "
+            "write ScriptedModel([{...}]) for a script of one step"
+        )
+    if not isinstance(steps, Iterable):
+        raise ConfigurationError(
+            f"ScriptedModel takes a list of steps, got {type(steps).__name__} {reprlib.repr(steps)}"
+        )
+    return list(steps)
 
 
 class ScriptedModel:
@@ -31,7 +74,9 @@ class ScriptedModel:
     model_name = "scripted"
 
     def __init__(self, steps: Sequence[Any], *, name: str | None = None) -> None:
-        self.steps = parse_steps(steps)
+        if name is not None and not isinstance(name, str):
+            raise ConfigurationError(f"ScriptedModel name must be a str, got {name!r}")
+        self.steps = parse_steps(_script(steps))
         self.requests: list[ModelRequest] = []
         self.name = name
 
@@ -47,16 +92,7 @@ class ScriptedModel:
         agent = self.name or request.agent
         if index >= len(self.steps):
             raise ScriptExhaustedError(agent, index + 1, len(self.steps))
-        step = self.steps[index]
-        check_request(step, request, agent, index + 1)
-        if step.latency:
-            await asyncio.sleep(step.latency)
-        if step.exception is not None:
-            raise step.exception
-        if step.error is not None:
-            raise SimulatedModelError(step.error)
-        assert step.response is not None
-        return step.response
+        return await _play(self.steps[index], request, agent, index + 1)
 
     def assert_complete(self) -> None:
         """Raise UnconsumedStepsError if any step was never used."""
@@ -70,27 +106,52 @@ class ScriptedModel:
 class FunctionModel:
     """A fake model whose answers come from a function of the request (sync or async).
 
-    The function may return a ModelResponse, a plain string (text) or a step dict.
+    The function returns what a script step may be: a ModelResponse, a plain string
+    (text), a list of tool calls, a step dict (its ``latency`` and ``expect`` apply)
+    or an exception to raise. Anything else is a :class:`FunctionModelError` naming
+    the agent and the step (model calls count from 1, as in a script).
     """
 
     model_name = "function"
 
     def __init__(
-        self, fn: Callable[[ModelRequest], Any | Awaitable[Any]], *, latency: float = 0.0
+        self, fn: Callable[[ModelRequest], Any | Awaitable[Any]], *, latency: float | str = 0.0
     ) -> None:
+        if not callable(fn):
+            raise ConfigurationError(
+                f"FunctionModel takes a function of the request, got {type(fn).__name__} "
+                f"{reprlib.repr(fn)}; for fixed answers use ScriptedModel([...])"
+            )
+        try:
+            self.latency = parse_duration(latency)
+        except ValueError as exc:
+            raise ConfigurationError(f"FunctionModel latency: {exc}") from None
         self.fn = fn
-        self.latency = latency
         self.requests: list[ModelRequest] = []
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
-        """Call the function and convert what it returns."""
+        """Call the function and play what it returns like a script step."""
         self.requests.append(request)
+        number = len(self.requests)
         if self.latency:
             await asyncio.sleep(self.latency)
         value = self.fn(request)
         if inspect.isawaitable(value):
             value = await value
-        return to_response(value)
+        step = _function_step(value, request.agent, number)
+        return await _play(step, request, request.agent, number)
 
 
-
+def _function_step(value: object, agent: str, number: int) -> ScriptStep:
+    where = f"agent {agent!r}, function step {number}"
+    if isinstance(value, ModelResponse):
+        return ScriptStep(value)
+    if not isinstance(value, str | list | tuple | Mapping | BaseException | ScriptStep):
+        raise FunctionModelError(
+            f"{where}: the FunctionModel function returned {type(value).__name__} "
+            f"{reprlib.repr(value)}; return {_ANSWERS}"
+        )
+    try:
+        return parse_step(value, number, where=where)
+    except ConfigurationError as exc:
+        raise FunctionModelError(f"{exc} (returned by the FunctionModel function)") from None
