@@ -328,7 +328,7 @@ def check_wiring(root: Agent) -> None:
 def _describe(value: object) -> str:
     """``int 12``, ``function <lambda>``: what a wrong argument was, briefly."""
     if inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value):
-        return f"function {getattr(value, '__qualname__', '?')}"
+        return f"function {getattr(value, '__name__', '?')}"
     return f"{type(value).__name__} {reprlib.repr(value)}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -65,18 +66,20 @@ class SubAgent:
         *,
         session_scope: SessionScope = "agent",
     ) -> None:
-        if agent is None:
-            raise ConfigurationError("subagent agent is required")
-        trimmed = (name or "").strip()
-        if not trimmed:
-            raise InvalidNameError("subagent name is required")
+        trimmed = _checked_name(name)
+        _check_agent(trimmed, agent)
+        for field, value in (("description", description), ("tool_name", tool_name)):
+            if value is not None and not isinstance(value, str):
+                raise ConfigurationError(
+                    f"subagent {trimmed!r}: {field} must be a str, got {_describe(value)}"
+                )
         if session_scope not in ("agent", "parent_session"):
             raise ConfigurationError(
                 f"subagent {trimmed!r}: session_scope must be 'agent' or 'parent_session', "
                 f"got {session_scope!r}"
             )
         self.name = trimmed
-        self.agent = agent
+        self.agent: Agent = agent  # type: ignore[assignment]  # checked above
         self.description = (description or "").strip() or (
             f"Delegate a specialized task to subagent {trimmed}"
         )
@@ -143,3 +146,35 @@ class SubAgent:
         from handoff_sim.tools import format_tool_error
 
         return format_tool_error(error)
+
+
+def _describe(value: object) -> str:
+    return f"{type(value).__name__} {reprlib.repr(value)}"
+
+
+def _checked_name(name: object) -> str:
+    if name is not None and not isinstance(name, str):
+        raise InvalidNameError(f"subagent name must be a str, got {_describe(name)}")
+    trimmed = (name or "").strip()
+    if not trimmed:
+        raise InvalidNameError("subagent name is required")
+    return trimmed
+
+
+def _check_agent(name: str, agent: object) -> None:
+    """The mounted agent must be an Agent object: a name or a model is refused, saying so."""
+    from handoff_sim.agent import Agent
+
+    if isinstance(agent, Agent):
+        return
+    if agent is None:
+        raise ConfigurationError(
+            f"subagent agent is required: pass the Agent to mount as "
+            f"SubAgent({name!r}, description, agent=<Agent>)"
+        )
+    hint = (
+        " (a name is not looked up: pass the Agent object itself)" if isinstance(agent, str) else ""
+    )
+    raise ConfigurationError(
+        f"subagent {name!r}: agent must be an Agent, got {_describe(agent)}{hint}"
+    )

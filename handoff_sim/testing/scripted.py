@@ -73,7 +73,7 @@ class ScriptedModel:
 
     model_name = "scripted"
 
-    def __init__(self, steps: Sequence[Any], *, name: str | None = None) -> None:
+    def __init__(self, steps: Iterable[Any], *, name: str | None = None) -> None:
         if name is not None and not isinstance(name, str):
             raise ConfigurationError(f"ScriptedModel name must be a str, got {name!r}")
         self.steps = parse_steps(_script(steps))
