@@ -10,7 +10,12 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim._safe import JsonProblem, error_message, parse_json, text_of
-from handoff_sim.errors import BudgetExceededError, HandoffDeniedError, ScriptError
+from handoff_sim.errors import (
+    BudgetExceededError,
+    HandoffDeniedError,
+    ScriptError,
+    SessionStoreError,
+)
 from handoff_sim.events import ToolEndEvent, ToolStartEvent
 from handoff_sim.messages import Message, ToolCall
 from handoff_sim.tools import ToolOutput, format_tool_error
@@ -20,7 +25,7 @@ __all__ = ["dedupe_call_ids", "execute_calls"]
 Execute = Callable[[ToolCall], Awaitable[str | ToolOutput]]
 
 # Raised out of the run instead of becoming a tool result.
-_PROPAGATE = (HandoffDeniedError, ScriptError, BudgetExceededError)
+_PROPAGATE = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionStoreError)
 
 
 def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tuple[ToolCall, ...]:

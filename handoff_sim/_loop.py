@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim._dispatch import dedupe_call_ids, execute_calls
 from handoff_sim._safe import describe_error
-from handoff_sim.errors import MaxStepsExceededError
+from handoff_sim.errors import MaxStepsExceededError, SessionStoreError
 from handoff_sim.events import ModelRequestEvent, ModelResponseEvent, RunEndEvent, RunStartEvent
 from handoff_sim.messages import Message, ModelRequest, check_response
+from handoff_sim.sessions import try_save
 
 if TYPE_CHECKING:
     from handoff_sim.agent import Agent
@@ -78,7 +79,7 @@ async def run_loop(
     frame: Frame,
     parent_run_id: str | None,
 ) -> LoopState:
-    """Run the agent until a text answer; save the session whatever happens (R4, R6)."""
+    """Run the agent until a text answer; save the session and end the run whatever happens."""
     session = frame.session
     if agent.system_prompt and not session.messages:
         session.messages.append(Message(role="system", content=agent.system_prompt))
@@ -87,7 +88,8 @@ async def run_loop(
     env.emit(
         RunStartEvent, frame, input=user_input, session_id=session.id, parent_run_id=parent_run_id
     )
-    status, error = "failed", None
+    status: str = "failed"
+    raised: BaseException | None = None
     try:
         while not state.done:
             if state.steps >= agent.max_steps:
@@ -95,18 +97,45 @@ async def run_loop(
             await step(agent, state, env, frame)
         status = "completed"
         return state
-    except asyncio.CancelledError:
-        status = "cancelled"
+    except asyncio.CancelledError as exc:
+        status, raised = "cancelled", exc
         raise
-    except Exception as exc:
-        error = describe_error(exc)
-        raise
-    except BaseException as exc:  # KeyboardInterrupt, SystemExit, GeneratorExit: the user's
-        status, error = "cancelled", describe_error(exc)
+    except BaseException as exc:
+        raised = exc
+        if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit, GeneratorExit
+            status = "cancelled"
         raise
     finally:
-        session.status = status
-        agent.session_store.save(session)
+        _end_run(agent, state, env, frame, status, raised)
+
+
+def _end_run(
+    agent: Agent,
+    state: LoopState,
+    env: RunEnvironment,
+    frame: Frame,
+    status: str,
+    raised: BaseException | None,
+) -> None:
+    """Save the session, then emit the run's one ``run_end``, even when saving fails.
+
+    A failed save fails a run that had no error of its own (the SessionStoreError is
+    raised); an error the run already had is kept, and the failed save is noted on it.
+    """
+    error = (
+        None
+        if raised is None or isinstance(raised, asyncio.CancelledError)
+        else describe_error(raised)
+    )
+    frame.session.status = status
+    problem: SessionStoreError | None = None
+    try:
+        problem = try_save(agent.session_store, frame.session, agent.name)
+    finally:
+        note = None if problem is None else f"session not saved: {describe_error(problem)}"
+        if note is not None:
+            status = "failed" if raised is None else status
+            error = f"{error}; {note}" if error else note
         env.emit(
             RunEndEvent,
             frame,
@@ -115,3 +144,7 @@ async def run_loop(
             steps=state.steps,
             error=error,
         )
+    if problem is not None and raised is None:
+        raise problem
+    if note is not None and raised is not None:
+        raised.add_note(f"agent {agent.name!r}: {note}")

@@ -19,6 +19,7 @@ HandoffSimError
 │   ├── FunctionModelError                  a FunctionModel function gave no answer
 │   ├── UnconsumedStepsError                assert_complete() found steps left
 │   └── ModelResponseError (TypeError)      a model client returned a malformed response
+└── SessionStoreError                      a session could not be saved, or a stored one read back
 HandoffTimeoutError (TimeoutError)         an attempt timed out; the model sees it
 UnknownToolError (LookupError)             a tool executor does not serve a name
 """
@@ -184,7 +185,7 @@ class ModelResponseError(ScriptError, TypeError):
 
 
 class SessionStoreError(HandoffSimError):
-    """A session store holds a file it cannot read back (corrupt or foreign)."""
+    """A session could not be saved (the store failed), or a stored file is corrupt or foreign."""
 
 
 class HandoffTimeoutError(TimeoutError):

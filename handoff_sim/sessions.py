@@ -1,15 +1,18 @@
-"""Sessions (one conversation's memory) and where they are kept (R6, K5)."""
+"""Sessions (one conversation's memory) and where they are kept."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
+from handoff_sim._safe import describe_error
 from handoff_sim.errors import SessionStoreError
 from handoff_sim.messages import Message
 
@@ -55,7 +58,7 @@ class Session:
 
 @runtime_checkable
 class SessionStore(Protocol):
-    """Keeps sessions; a run saves its session when it ends, also on error (R6)."""
+    """Keeps sessions; a run saves its session when it ends, also on error."""
 
     def save(self, session: Session) -> None:
         """Store (or overwrite) ``session``."""
@@ -94,7 +97,8 @@ class JsonlSessionStore:
     """Sessions on disk: ``<id>.jsonl`` (one message a line) plus ``<id>.meta.json``.
 
     Both files are written to a temporary file and renamed, so a crash never
-    leaves half a session behind.
+    leaves half a file behind. Any string round-trips, lone surrogates included;
+    a file that is not what this store writes is refused with a SessionStoreError.
     """
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
@@ -102,40 +106,45 @@ class JsonlSessionStore:
         self.directory.mkdir(parents=True, exist_ok=True)
 
     def _paths(self, session_id: str) -> tuple[Path, Path]:
-        # Percent-encoding is reversible, so two ids never share a file ("a/b" vs "a_b").
-        safe = quote(session_id, safe="-_")
-        return self.directory / f"{safe}.jsonl", self.directory / f"{safe}.meta.json"
+        stem = _file_stem(session_id)
+        return self.directory / f"{stem}.jsonl", self.directory / f"{stem}.meta.json"
 
     def save(self, session: Session) -> None:
-        """Write both files atomically."""
+        """Write both files atomically; any failure is a SessionStoreError naming the session."""
+        try:
+            messages, meta = _encode(session)
+        except ValueError as exc:
+            raise SessionStoreError(f"could not save session {session.id!r}: {exc}") from None
         messages_path, meta_path = self._paths(session.id)
-        lines = "".join(
-            json.dumps(m.to_dict(), ensure_ascii=False, sort_keys=True) + "\n"
-            for m in session.messages
-        )
-        _atomic_write(messages_path, lines)
-        _atomic_write(meta_path, json.dumps(session.metadata(), indent=2, sort_keys=True) + "\n")
+        for path, text in ((messages_path, messages), (meta_path, meta)):
+            try:
+                _atomic_write(path, text.encode("utf-8"))
+            except OSError as exc:
+                raise SessionStoreError(
+                    f"could not save session {session.id!r} to {path}: {describe_error(exc)}"
+                ) from exc
 
     def load(self, session_id: str) -> Session | None:
         """Read a session back, or None when it was never saved."""
         messages_path, meta_path = self._paths(session_id)
-        if not meta_path.exists():
-            return None
-        meta = _read_json(meta_path)
-        messages = []
-        text = messages_path.read_text(encoding="utf-8") if messages_path.exists() else ""
-        for number, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    messages.append(Message.from_dict(json.loads(line)))
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise SessionStoreError(
-                        f"{messages_path}:{number}: not a message: {exc}"
-                    ) from None
+        try:
+            if not meta_path.exists():
+                return None
+            meta = _read_meta(meta_path)
+            raw = messages_path.read_bytes() if messages_path.exists() else b""
+        except OSError as exc:
+            raise SessionStoreError(
+                f"could not read session {session_id!r} from {self.directory}: "
+                f"{describe_error(exc)}"
+            ) from exc
+        if meta["id"] != session_id:
+            raise SessionStoreError(
+                f"{meta_path}: holds session {meta['id']!r}, expected {session_id!r}"
+            )
         return Session(
             id=meta["id"],
             parent_session_id=meta.get("parent_session_id"),
-            messages=messages,
+            messages=_parse_messages(raw, messages_path, session_id),
             title=meta.get("title"),
             root_session_id=meta.get("root_session_id"),
             agent=meta.get("agent"),
@@ -144,27 +153,219 @@ class JsonlSessionStore:
 
     def ids(self) -> list[str]:
         """Ids of the sessions on disk, sorted by file modification then name."""
-        metas = sorted(
-            self.directory.glob("*.meta.json"), key=lambda p: (p.stat().st_mtime, p.name)
-        )
-        return [str(_read_json(p)["id"]) for p in metas]
+        try:
+            metas = sorted(
+                self.directory.glob("*.meta.json"), key=lambda p: (p.stat().st_mtime, p.name)
+            )
+            return [str(_read_meta(p)["id"]) for p in metas]
+        except OSError as exc:
+            raise SessionStoreError(
+                f"could not list the sessions in {self.directory}: {describe_error(exc)}"
+            ) from exc
 
 
-def _read_json(path: Path) -> dict[str, Any]:
+def try_save(store: SessionStore, session: Session, agent: str) -> SessionStoreError | None:
+    """Save ``session``; a failure comes back (not raised) as a SessionStoreError naming it.
+
+    The caller decides what a failed save does to the run, so it can still close
+    what it opened. Errors a store raises that are not SessionStoreErrors are wrapped.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        store.save(session)
+    except SessionStoreError as exc:
+        return exc
+    except Exception as exc:
+        error = SessionStoreError(
+            f"agent {agent!r} could not save session {session.id!r} to its "
+            f"{type(store).__name__}: {describe_error(exc)}"
+        )
+        error.__cause__ = exc
+        return error
+    return None
+
+
+# Longer file names are shortened (with a hash) to stay well under the usual limit of
+# 255 bytes, counting the suffix and the temporary file's decorations.
+_MAX_STEM = 150
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_STATUSES = ("open", "completed", "failed", "cancelled")
+_ROLES = ("system", "user", "assistant", "tool")
+_TEXT = (str,)
+_TEXT_OR_NULL = (str, type(None))
+_META_FIELDS: dict[str, tuple[type, ...]] = {
+    "id": _TEXT,
+    "parent_session_id": _TEXT_OR_NULL,
+    "root_session_id": _TEXT_OR_NULL,
+    "title": _TEXT_OR_NULL,
+    "agent": _TEXT_OR_NULL,
+    "status": _TEXT,
+    "message_count": (int,),
+}
+_MESSAGE_FIELDS: dict[str, tuple[type, ...]] = {
+    "role": _TEXT,
+    "content": _TEXT_OR_NULL,
+    "tool_calls": (list,),
+    "tool_call_id": _TEXT_OR_NULL,
+    "name": _TEXT_OR_NULL,
+    "is_error": (bool,),
+}
+_CALL_FIELDS: dict[str, tuple[type, ...]] = {"id": _TEXT, "name": _TEXT, "arguments": _TEXT}
+_JSON_KINDS = {
+    str: "a string",
+    type(None): "null",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+    list: "an array",
+    dict: "an object",
+}
+
+
+def _file_stem(session_id: str) -> str:
+    """A file name for the id: percent-encoded (reversible, so "a/b" and "a_b" stay apart).
+
+    Lone surrogates are encoded too. A name too long for a file system is cut and
+    given a hash of the id after ``%%``, which no percent-encoded name contains.
+    """
+    if not isinstance(session_id, str):
+        raise SessionStoreError(
+            f"a session id must be a string (got {type(session_id).__name__}: {session_id!r})"
+        )
+    safe = quote(session_id, safe="-_", errors="surrogatepass")
+    if len(safe) <= _MAX_STEM:
+        return safe
+    digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    head = safe[:100]
+    cut = head.find("%", len(head) - 2)  # never end inside a %XX escape
+    return f"{head[:cut] if cut != -1 else head}%%{digest}"
+
+
+def _dump_line(data: dict[str, Any]) -> str:
+    # Readable UTF-8, except lone surrogates: UTF-8 cannot hold them, a JSON escape can.
+    text = json.dumps(data, ensure_ascii=False, sort_keys=True)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def _encode(session: Session) -> tuple[str, str]:
+    """The text of both files; a ValueError says what could not be read back."""
+    if not isinstance(session.id, str):
+        raise ValueError(f"its id must be a string (got {type(session.id).__name__})")
+    meta = session.metadata()
+    problem = _fields_problem(meta, _META_FIELDS, "id") or _status_problem(meta)
+    if problem:
+        raise ValueError(problem)
+    lines = []
+    for number, message in enumerate(session.messages, 1):
+        if not isinstance(message, Message):
+            raise ValueError(f"message {number}: must be a Message (got {type(message).__name__})")
+        data = message.to_dict()
+        problem = _message_problem(data)
+        if problem:
+            raise ValueError(f"message {number}: {problem}")
+        lines.append(_dump_line(data))
+    return "".join(lines), json.dumps(meta, indent=2, sort_keys=True) + "\n"
+
+
+def _kind(value: object) -> str:
+    return _JSON_KINDS.get(type(value), type(value).__name__)
+
+
+def _fields_problem(
+    data: object, fields: dict[str, tuple[type, ...]], *required: str
+) -> str | None:
+    """What is wrong with the shape of a JSON object, or None."""
+    if not isinstance(data, dict):
+        return f"must be a JSON object (got {_kind(data)})"
+    missing = [key for key in required if key not in data]
+    if missing:
+        return f"{missing[0]}: missing"
+    for key, value in data.items():
+        allowed = fields.get(key)
+        if allowed is None:
+            return f"{key}: unknown field"
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            wanted = " or ".join(_JSON_KINDS[t] for t in allowed)
+            return f"{key}: must be {wanted} (got {_kind(value)})"
+    return None
+
+
+def _status_problem(meta: dict[str, Any]) -> str | None:
+    status = meta.get("status", "open")
+    if status in _STATUSES:
+        return None
+    return f"status: must be one of {', '.join(_STATUSES)} (got {status!r})"
+
+
+def _message_problem(data: object) -> str | None:
+    """What is wrong with one stored message, or None."""
+    problem = _fields_problem(data, _MESSAGE_FIELDS, "role")
+    if problem:
+        return problem
+    assert isinstance(data, dict)
+    if data["role"] not in _ROLES:
+        return f"role: must be one of {', '.join(_ROLES)} (got {data['role']!r})"
+    for index, call in enumerate(data.get("tool_calls", ())):
+        problem = _fields_problem(call, _CALL_FIELDS, "id", "name")
+        if problem:
+            return f"tool_calls[{index}]: {problem}"
+    return None
+
+
+def _parse_json(text: str) -> tuple[Any, str | None]:
+    """The value of a JSON text, or why there is none (never RecursionError)."""
+    try:
+        return json.loads(text), None
+    except RecursionError:
+        return None, "not valid JSON: nested too deeply"
     except ValueError as exc:
-        raise SessionStoreError(f"{path}: not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or "id" not in data:
-        raise SessionStoreError(f"{path}: session metadata must be an object with an 'id'")
+        return None, f"not valid JSON: {exc}"
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    """The checked metadata of one session file; OSError is left to the caller."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SessionStoreError(f"{path}: not valid UTF-8 (byte {exc.start})") from None
+    data, problem = _parse_json(text)
+    if problem:
+        raise SessionStoreError(f"{path}: {problem}")
+    problem = _fields_problem(data, _META_FIELDS, "id") or _status_problem(data)
+    if problem:
+        raise SessionStoreError(f"{path}: not session metadata: {problem}")
+    assert isinstance(data, dict)
     return data
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def _parse_messages(raw: bytes, path: Path, session_id: str) -> list[Message]:
+    """The messages of a ``.jsonl`` file, each line checked before it becomes a Message."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        number = raw[: exc.start].count(b"\n") + 1
+        raise SessionStoreError(
+            f"{path}:{number}: not valid UTF-8 (session {session_id!r})"
+        ) from None
+    messages = []
+    # Split on "\n" only: str.splitlines() would also split inside a message at U+2028.
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line.strip():
+            continue
+        data, problem = _parse_json(line)
+        problem = problem or _message_problem(data)
+        if problem:
+            raise SessionStoreError(
+                f"{path}:{number}: not a message: {problem} (session {session_id!r})"
+            )
+        messages.append(Message.from_dict(data))
+    return messages
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -20,6 +20,7 @@ from handoff_sim.errors import (
     HandoffTimeoutError,
     RunError,
     ScriptError,
+    SessionStoreError,
     UnknownToolError,
 )
 from handoff_sim.events import (
@@ -31,7 +32,7 @@ from handoff_sim.events import (
     HandoffStatus,
 )
 from handoff_sim.messages import ToolCall
-from handoff_sim.sessions import Session
+from handoff_sim.sessions import Session, try_save
 from handoff_sim.subagents._input import unwrap_output
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.policy import FailureAction, HandoffPolicy, SessionMode
@@ -40,9 +41,9 @@ from handoff_sim.tools import ToolExecutor, ToolOutput, format_tool_error
 __all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
 
 # Errors that must never be retried or turned into a tool result: a nested denial
-# (policy says abort), a misused fake model (the test itself is wrong) and a used-up
-# run budget (it ends the whole run).
-_NEVER_RETRIED = (HandoffDeniedError, ScriptError, BudgetExceededError)
+# (policy says abort), a misused fake model (the test itself is wrong), a used-up
+# run budget (it ends the whole run) and a session store that cannot save.
+_NEVER_RETRIED = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionStoreError)
 
 
 async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOutput:
@@ -341,8 +342,14 @@ class HandoffExecutor:
                 return await agent.run_as_subagent(
                     text, session, depth=h.depth, handoff_id=h.handoff_id
                 )
-            except BaseException:
-                del session.messages[kept:]  # a failed attempt leaves no orphan messages
+            except BaseException as exc:
+                # A failed attempt leaves no orphan messages, in memory nor in the store
+                # (the child's run saved them when it ended): roll back, then save again.
+                if len(session.messages) > kept:
+                    del session.messages[kept:]
+                    problem = try_save(agent.session_store, session, agent.name)
+                    if problem is not None:
+                        exc.add_note(f"rolled-back session not saved: {describe_error(problem)}")
                 raise
 
     async def _on_denied(
