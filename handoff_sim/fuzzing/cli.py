@@ -23,6 +23,8 @@ __all__ = ["DEFAULT_EXAMPLES", "build_parser", "main"]
 
 DEFAULT_EXAMPLES = 200
 _BATCH = 10
+_MAX_BATCH = 200
+"""Examples per hypothesis run: its memory grows with every example it has seen."""
 _PROGRESS_EVERY = 50
 
 
@@ -94,7 +96,7 @@ class _Session:
         timed = options.seconds is not None
         remaining = budget if options.examples is not None or not timed else sys.maxsize
         while remaining > 0 and not (timed and self.elapsed() >= options.seconds):
-            batch = min(remaining, _BATCH if timed else remaining)
+            batch = min(remaining, _BATCH if timed else _MAX_BATCH)
             failure = search(
                 strategy,
                 examples=batch,
