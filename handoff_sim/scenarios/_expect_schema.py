@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validat
 
 from handoff_sim.events import EVENT_TYPES, EventType, HandoffReason, HandoffStatus
 from handoff_sim.scenarios._types import (
+    DEF_KEY,
     DURATION_JSON,
     DURATION_STRING_JSON,
     MS_JSON,
@@ -17,6 +18,7 @@ from handoff_sim.scenarios._types import (
 )
 
 __all__ = [
+    "EVENT_JSON_DEFS",
     "EVENT_PATTERN_JSON_SCHEMA",
     "ErrorExpect",
     "ExpectSpec",
@@ -85,15 +87,8 @@ class HandoffExpect(_Strict):
     duration_ms: Milliseconds | None = None
 
 
-_MATCH_JSON: dict[str, Any] = {
-    "type": "object",
-    "properties": {"match": {"type": "string"}},
-    "required": ["match"],
-    "additionalProperties": False,
-}
-_FIELD_JSON: dict[str, Any] = {  # any value; a mapping only as {match: regex}
-    "anyOf": [{"not": {"type": "object"}}, _MATCH_JSON]
-}
+_MATCH_JSON: dict[str, Any] = {DEF_KEY: "EventMatch"}
+_FIELD_JSON: dict[str, Any] = {DEF_KEY: "EventValue"}
 _TIMED_JSON: dict[str, dict[str, Any]] = {
     "t": {"anyOf": [DURATION_JSON, _MATCH_JSON]},
     "duration_ms": {"anyOf": [MS_JSON, DURATION_STRING_JSON, _MATCH_JSON]},
@@ -120,7 +115,23 @@ def _pattern_schema() -> dict[str, Any]:
 
 
 EVENT_PATTERN_JSON_SCHEMA = _pattern_schema()
-EventPattern = Annotated[dict[str, Any], WithJsonSchema(EVENT_PATTERN_JSON_SCHEMA)]
+
+EVENT_JSON_DEFS: dict[str, Any] = {
+    "EventPattern": EVENT_PATTERN_JSON_SCHEMA,
+    "EventMatch": {
+        "type": "object",
+        "properties": {"match": {"type": "string"}},
+        "required": ["match"],
+        "additionalProperties": False,
+        "description": "{match: <regular expression>}, searched in the value",
+    },
+    "EventValue": {
+        "anyOf": [{"not": {"type": "object"}}, _MATCH_JSON],
+        "description": "a value to compare, or {match: <regular expression>}",
+    },
+}
+"""Definitions the event patterns of the scenario schema refer to."""
+EventPattern = Annotated[dict[str, Any], WithJsonSchema({DEF_KEY: "EventPattern"})]
 
 
 class TraceExpect(_Strict):

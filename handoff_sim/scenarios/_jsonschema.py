@@ -1,10 +1,13 @@
-"""The JSON Schema of the scenario file format, for editors and ``handoff-sim schema`` (Y1)."""
+"""The JSON Schema of the scenario file format, for editors and ``handoff-sim schema``."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
+from handoff_sim.scenarios._expect_schema import EVENT_JSON_DEFS
 from handoff_sim.scenarios._schema import ScenarioSpec
+from handoff_sim.scenarios._types import DEF_KEY, JSON_DEFS
 
 __all__ = ["scenario_json_schema"]
 
@@ -13,7 +16,11 @@ def scenario_json_schema() -> dict[str, Any]:
     """A JSON Schema (2020-12) accepting one scenario, or several under ``scenarios:``."""
     single = ScenarioSpec.model_json_schema(ref_template="#/$defs/{model}")
     defs: dict[str, Any] = single.pop("$defs", {})
+    shared = {**JSON_DEFS, **EVENT_JSON_DEFS}
+    assert not set(shared) & set(defs), "a field type's name is taken by a model"
+    defs.update(copy.deepcopy(shared))
     defs["Scenario"] = single
+    _link(defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "https://handoff-sim.dev/schemas/scenario.json",
@@ -36,3 +43,15 @@ def scenario_json_schema() -> dict[str, Any]:
         ],
         "$defs": defs,
     }
+
+
+def _link(node: Any) -> None:
+    """Turn each mark of a shared field type into a ``$ref`` to its definition, in place."""
+    if isinstance(node, dict):
+        if DEF_KEY in node:
+            node["$ref"] = f"#/$defs/{node.pop(DEF_KEY)}"
+        for value in node.values():
+            _link(value)
+    elif isinstance(node, list):
+        for value in node:
+            _link(value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
 from pydantic.config import JsonDict
@@ -17,8 +17,10 @@ from handoff_sim._durations import SPACE, UNITS, parse_duration, shown
 from handoff_sim._limits import MAX_SECONDS
 
 __all__ = [
+    "DEF_KEY",
     "DURATION_JSON",
     "DURATION_STRING_JSON",
+    "JSON_DEFS",
     "MAX_MS",
     "MS_JSON",
     "RESERVED_TAGS",
@@ -65,26 +67,50 @@ def _duration_pattern(*, positive: bool) -> str:
     return f"{head}{SPACE}(?:{'|'.join(forms)}){SPACE}$"
 
 
-def _duration_json(number: dict[str, Any], *, positive: bool, description: str) -> JsonDict:
-    return {
+DEF_KEY = "x-handoff-def"
+"""Marks where a definition of :data:`JSON_DEFS` is meant; the exported schema turns it into a
+``$ref`` (pydantic resolves every ``$ref`` it sees against its own definitions)."""
+
+
+def _ref(name: str) -> JsonDict:
+    return {DEF_KEY: name}
+
+
+JSON_DEFS: dict[str, JsonDict] = {
+    "DurationString": {
+        "type": "string",
+        "pattern": _duration_pattern(positive=False),
+        "description": "a number with a unit (us, ms, s, m, h; default s), at most a year",
+    },
+    "Duration": {
         "anyOf": [
-            {"type": "number", **number},
-            {"type": "string", "pattern": _duration_pattern(positive=positive)},
+            {"type": "number", "minimum": 0, "maximum": MAX_SECONDS},
+            _ref("DurationString"),
         ],
-        "description": description,
-    }
+        "description": "seconds (at most a year), or a number with a unit: 250ms, 2s, 1m, 1h",
+    },
+    "PositiveDuration": {
+        "anyOf": [
+            {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_SECONDS},
+            {"type": "string", "pattern": _duration_pattern(positive=True)},
+        ],
+        "description": "seconds (> 0, at most a year), or e.g. 250ms, 30s",
+    },
+    "Milliseconds": {
+        "type": "number",
+        "minimum": 0,
+        "maximum": MAX_MS,
+        "description": "milliseconds, at most a year's",
+    },
+}
+"""JSON Schema definitions the scenario schema refers to (each written once, by name)."""
 
-
-DURATION_STRING_JSON: JsonDict = {"type": "string", "pattern": _duration_pattern(positive=False)}
-"""The JSON Schema of a duration written as a string (up to a year, exactly)."""
-
-
-DURATION_JSON = _duration_json(
-    {"minimum": 0, "maximum": MAX_SECONDS},
-    positive=False,
-    description="seconds (at most a year), or a number with a unit: 250ms, 2s, 1m, 1h",
-)
-"""The JSON Schema of a duration, exact to the loader (bounds included)."""
+DURATION_JSON = _ref("Duration")
+"""A duration, exact to the loader (bounds included)."""
+DURATION_STRING_JSON = _ref("DurationString")
+"""A duration written as a string."""
+MS_JSON = _ref("Milliseconds")
+"""Milliseconds from 0 to a year."""
 
 Duration = Annotated[float, BeforeValidator(parse_duration), WithJsonSchema(DURATION_JSON)]
 """A duration: >= 0 and at most a (virtual) year."""
@@ -93,13 +119,7 @@ PositiveDuration = Annotated[
     float,
     BeforeValidator(parse_duration),
     Field(gt=0),
-    WithJsonSchema(
-        _duration_json(
-            {"exclusiveMinimum": 0, "maximum": MAX_SECONDS},
-            positive=True,
-            description="seconds (> 0, at most a year), or e.g. 250ms, 30s",
-        )
-    ),
+    WithJsonSchema(_ref("PositiveDuration")),
 ]
 """A timeout: > 0 and at most a (virtual) year."""
 
@@ -120,8 +140,6 @@ def _milliseconds(value: object) -> float:
     assert isinstance(value, int | float)
     return float(value)
 
-
-MS_JSON: JsonDict = {"type": "number", "minimum": 0, "maximum": MAX_MS}
 
 Milliseconds = Annotated[float, BeforeValidator(_milliseconds), WithJsonSchema(MS_JSON)]
 """Milliseconds from 0 to a (virtual) year."""
