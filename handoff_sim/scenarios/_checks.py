@@ -1,4 +1,4 @@
-"""Checks pydantic cannot make alone: references, cycles, event patterns, unique names (Y4)."""
+"""Checks pydantic cannot make alone: references, cycles, event patterns, unique names."""
 
 from __future__ import annotations
 

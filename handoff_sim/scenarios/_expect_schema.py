@@ -1,4 +1,4 @@
-"""What a scenario expects (Y2): output, error, handoff summaries, trace events, snapshot."""
+"""What a scenario expects: output, error, handoff summaries, trace events, snapshot."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class TurnExpectSpec(_Strict):
 
 
 class HandoffExpect(_Strict):
-    """A per-handoff summary; only the fields given are compared (E2)."""
+    """A per-handoff summary; only the fields given are compared."""
 
     tool: str | None = None
     subagent: str | None = None
@@ -148,7 +148,7 @@ class TraceExpect(_Strict):
 
 
 class SessionExpect(_Strict):
-    """One saved session; only the fields given are compared (R6, S13, K5)."""
+    """One saved session; only the fields given are compared."""
 
     title: str | None = None
     agent: str | None = None
@@ -162,7 +162,7 @@ class SessionExpect(_Strict):
 
 
 class ExpectSpec(_Strict):
-    """What the scenario expects after its last turn (Y2)."""
+    """What the scenario expects after its last turn."""
 
     output: TextExpect | None = None
     error: ErrorExpect | None = None

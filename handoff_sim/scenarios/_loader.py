@@ -1,4 +1,4 @@
-"""Load scenario files: YAML with line numbers, validation, checks, matrix expansion (Y1, Y4)."""
+"""Load scenario files: YAML with line numbers, validation, checks, matrix expansion."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Matching expected event patterns against a trace: exact, subsequence, per branch (Y2)."""
+"""Matching expected event patterns against a trace: exact, subsequence, per branch."""
 
 from __future__ import annotations
 

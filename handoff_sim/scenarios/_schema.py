@@ -1,7 +1,7 @@
-"""The scenario file format as pydantic models (Y1–Y3): agents, models, tools, policies, runs.
+"""The scenario file format as pydantic models: agents, models, tools, policies, runs.
 
 Every model forbids unknown keys and is strict about types, so a typo or a
-wrong type is reported at load time with its line (Y4). Expectations live in
+wrong type is reported at load time with its line. Expectations live in
 ``_expect_schema``.
 """
 
@@ -113,7 +113,7 @@ class ToolCallSpec(_Strict):
 
 
 class StepExpectSpec(_Strict):
-    """Checks on the request a script step answers (M1); a failed check ends the run."""
+    """Checks on the request a script step answers; a failed check ends the run."""
 
     last_tool_result_contains: str | None = None
     tools_include: list[str] | None = None
@@ -189,7 +189,7 @@ class ScriptModelSpec(_Strict):
 
 
 class AdversarialSpec(_Strict):
-    """Reproducible hostile model output (M3)."""
+    """Reproducible hostile model output."""
 
     seed: int = 0
     behaviours: list[str] | None = None
@@ -252,7 +252,7 @@ class ToolExecutorSpec(_Strict):
 
 
 class FakeToolSpec(ToolExecutorSpec):
-    """A fake plain tool (Y1): what it returns or raises, its latency and risk tier."""
+    """A fake plain tool: what it returns or raises, its latency and risk tier."""
 
     description: str = ""
     parameters: dict[str, Any] | None = None
@@ -283,7 +283,7 @@ FailureActionName = Literal["fail", "fallback_to_primary", "report_to_model"]
 
 
 class PolicySpec(_Strict):
-    """Every HandoffPolicy field (S6); ``timeout`` per attempt, as seconds or ``"250ms"``."""
+    """Every HandoffPolicy field; ``timeout`` per attempt, as seconds or ``"250ms"``."""
 
     enabled: bool = True
     max_depth: int = Field(default=1, ge=0)
@@ -366,7 +366,7 @@ class AgentSpec(_Strict):
 
 
 class AgentTypeSpec(_Strict):
-    """An agent type a dispatcher delegates to (an ``AgentDefinition``, K1–K2) and its model.
+    """An agent type a dispatcher delegates to (an ``AgentDefinition``) and its model.
 
     A type defined by a file of ``agent_types_dir`` is listed here only to give
     its ``model``; every other type needs a ``description``.
@@ -407,7 +407,7 @@ class VariantSpec(_Strict):
 
 
 class ScenarioSpec(_Strict):
-    """One scenario (Y1). The top agent is ``entry``, or the first agent listed."""
+    """One scenario. The top agent is ``entry``, or the first agent listed."""
 
     scenario: str = Field(pattern=NAME_PATTERN)
     description: str = ""

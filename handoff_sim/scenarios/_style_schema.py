@@ -1,4 +1,4 @@
-"""Scenario keys for the Flink and SoPhi delegation styles (F1–F4, K1–K6).
+"""Scenario keys for the Flink and SoPhi delegation styles.
 
 A SoPhi dispatcher sits on an agent (``dispatcher:``) or is mounted like a
 sub-agent (``subagents: [{dispatcher: ...}]``); its agent types are declared
@@ -27,7 +27,7 @@ class _Strict(BaseModel):
 
 
 class ApproveSpec(_Strict):
-    """A confirmation policy approving exactly the calls of the named tools (K4)."""
+    """A confirmation policy approving exactly the calls of the named tools."""
 
     approve: list[str] = Field(
         description="tool names whose risky calls are approved; every other one is refused"
@@ -38,7 +38,7 @@ ConfirmSpec = Literal["allow_all", "deny_all"] | ApproveSpec
 
 
 class DispatcherSpec(_Strict):
-    """SoPhi's ``delegate_to_subagent`` tool (K1–K5).
+    """SoPhi's ``delegate_to_subagent`` tool.
 
     The agent's own ``tools`` are the full registry every sub-agent is scoped from.
     """
@@ -67,7 +67,7 @@ class DispatcherMountSpec(_Strict):
 
 
 class AgentTypesDirSpec(_Strict):
-    """Agent definition files (``*.md``) next to the scenario file (K6)."""
+    """Agent definition files (``*.md``) next to the scenario file."""
 
     path: str = Field(min_length=1, description="a directory, relative to the scenario file")
     skip_invalid: list[str] = Field(

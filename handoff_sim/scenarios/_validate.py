@@ -1,4 +1,4 @@
-"""Pydantic validation errors as Problems at the YAML line and field path they concern (Y4)."""
+"""Pydantic validation errors as Problems at the YAML line and field path they concern."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The handoff policy: admission, retries, per-attempt timeout, fallback (S6, S9)."""
+"""The handoff policy: admission, retries, per-attempt timeout, fallback."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ InputFilter = Callable[[ToolCall], ToolCall | None]
 
 
 class FailureAction(StrEnum):
-    """What happens when a handoff is denied or fails (S9)."""
+    """What happens when a handoff is denied or fails."""
 
     FAIL = "fail"
     FALLBACK_TO_PRIMARY = "fallback_to_primary"
@@ -29,7 +29,7 @@ class FailureAction(StrEnum):
 
 
 class SessionMode(StrEnum):
-    """Whether each handoff gets a fresh session or reuses one per tool (S13)."""
+    """Whether each handoff gets a fresh session or reuses one per tool."""
 
     NEW_SESSION = "new_session"
     REUSE_SESSION = "reuse_session"
@@ -80,7 +80,7 @@ class HandoffPolicy(BaseModel):
         return max(1, self.max_retries + 1)
 
     def deny_reason(self, tool: str, depth: int) -> tuple[HandoffReason, str] | None:
-        """``(reason code, message)`` if admission refuses ``tool`` at ``depth`` (S7, S8)."""
+        """``(reason code, message)`` if admission refuses ``tool`` at ``depth``."""
         if self.allowed_tools and tool not in self.allowed_tools:
             return "not_allowed", "tool is not in allowed_tools"
         if self.denied_tools and tool in self.denied_tools:

@@ -1,4 +1,4 @@
-"""``AdversarialModel``: a seeded fake model that answers with hostile output (M3).
+"""``AdversarialModel``: a seeded fake model that answers with hostile output.
 
 Every behaviour is one way a real model (or a broken provider) can misbehave.
 The model picks one enabled behaviour per turn from its own ``random.Random``,
