@@ -280,8 +280,10 @@ def _children(agent: Agent) -> list[Agent]:
     mounts = getattr(getattr(agent, "executor", None), "mounts", {})
     for tool_name, mount in mounts.items():
         child = getattr(mount, "agent", None)
-        if child is None:
-            continue
+        if child is None or (
+            getattr(mount, "mounts_stand_in", False) and not isinstance(child, Agent)
+        ):
+            continue  # a target chosen per call: nothing to walk
         if not isinstance(child, Agent):
             raise ConfigurationError(
                 f"agent {agent.name!r}: sub-agent tool {tool_name!r} runs {_describe(child)}, "

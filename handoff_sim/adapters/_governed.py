@@ -111,6 +111,7 @@ class FrameworkMount(SubAgent):
     """A framework delegation mounted as one sub-agent tool of our executor."""
 
     __slots__ = ("attempt", "envelope")
+    mounts_stand_in = True  # target() stands in for the framework's agent per call
 
     def __init__(
         self,

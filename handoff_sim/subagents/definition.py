@@ -5,7 +5,7 @@ from __future__ import annotations
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from handoff_sim.errors import ConfigurationError, InvalidNameError
 from handoff_sim.events import HandoffReason
@@ -56,6 +56,10 @@ class SubAgent:
 
     __slots__ = ("agent", "description", "name", "session_mode", "session_scope", "tool_name")
 
+    mounts_stand_in: ClassVar[bool] = False
+    """True in subclasses whose :meth:`target` finds the real agent per call (framework
+    adapters): their ``agent`` may be a stand-in that only has a ``name``."""
+
     def __init__(
         self,
         name: str,
@@ -67,7 +71,7 @@ class SubAgent:
         session_scope: SessionScope = "agent",
     ) -> None:
         trimmed = _checked_name(name)
-        _check_agent(trimmed, agent)
+        _check_agent(trimmed, agent, stand_in=self.mounts_stand_in)
         for field, value in (("description", description), ("tool_name", tool_name)):
             if value is not None and not isinstance(value, str):
                 raise ConfigurationError(
@@ -161,11 +165,11 @@ def _checked_name(name: object) -> str:
     return trimmed
 
 
-def _check_agent(name: str, agent: object) -> None:
+def _check_agent(name: str, agent: object, *, stand_in: bool) -> None:
     """The mounted agent must be an Agent object: a name or a model is refused, saying so."""
     from handoff_sim.agent import Agent
 
-    if isinstance(agent, Agent):
+    if isinstance(agent, Agent) or (stand_in and isinstance(getattr(agent, "name", None), str)):
         return
     if agent is None:
         raise ConfigurationError(

@@ -24,7 +24,7 @@ from handoff_sim import (
     tool,
 )
 from handoff_sim._limits import MAX_STEPS
-from handoff_sim.messages import ModelRequest
+from handoff_sim.messages import ModelRequest, ToolCall
 from handoff_sim.testing import FunctionModel, FunctionModelError, ScriptedModel
 from pytest_handoff.assertions import assert_duplicate_tool_names
 from tests._helpers import call, delegate, leaf, turn
@@ -328,3 +328,32 @@ def test_item19_the_plugin_assertion_accepts_both_duplicate_messages() -> None:
         Agent, "bot", model(), subagents=mounts, duplicate="subagent_a"
     )
     assert str(error) == "duplicate subagent tool name: subagent_a"
+
+
+class StandInMount(SubAgent):
+    """A mount whose target finds the real agent per call, as the framework adapters do."""
+
+    __slots__ = ()
+    mounts_stand_in = True
+
+    def target(self, call: ToolCall) -> tuple[Agent, str]:
+        return leaf("real", "from the real agent"), "task"
+
+
+class StandIn:
+    """Only a name: what a framework adapter mounts before a call picks the real agent."""
+
+    name = "framework agent"
+
+
+def test_item19_only_a_mount_that_picks_its_agent_per_call_takes_a_stand_in() -> None:
+    with pytest.raises(ConfigurationError, match="agent must be an Agent, got StandIn"):
+        SubAgent("framework", agent=StandIn())  # type: ignore[arg-type]
+    mount = StandInMount("framework", agent=StandIn())  # type: ignore[arg-type]
+    parent = Agent(
+        "parent", ScriptedModel([turn(delegate("subagent_framework")), "done"]), subagents=[mount]
+    )
+    outcome = run_hostile(parent)
+    assert outcome.result.output == "done"
+    (record,) = outcome.trace.handoffs()
+    assert record.output == "from the real agent"
