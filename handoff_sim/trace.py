@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from os import PathLike
+from typing import TYPE_CHECKING, Any, overload
 
 from handoff_sim.events import (
     Event,
@@ -15,6 +16,9 @@ from handoff_sim.events import (
     RunStartEvent,
     event_from_dict,
 )
+
+if TYPE_CHECKING:
+    from handoff_sim._otlp import ImportedTrace
 
 __all__ = ["HandoffNode", "HandoffRecord", "Trace"]
 
@@ -185,6 +189,22 @@ class Trace(Sequence[Event]):
         return cls(
             [_event_line(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
         )
+
+    @classmethod
+    def from_otlp(
+        cls, source: str | PathLike[str] | Mapping[str, Any], *, trace_id: str | None = None
+    ) -> ImportedTrace:
+        """Read OTLP/JSON spans (a file, or the request as a dict) back into a trace.
+
+        Our own export reads back into the same events; GenAI spans of other frameworks
+        (``invoke_agent``, ``execute_tool``, ``chat``) become runs, tool calls, handoffs
+        and model calls. A file holding several traces needs ``trace_id`` (an id or a
+        name). Spans that map to nothing are kept in ``.unmapped``; an ill-formed file
+        raises ``OtlpFormatError`` naming the field. See docs/otel.md.
+        """
+        from handoff_sim._otlp import trace_from_otlp
+
+        return trace_from_otlp(source if isinstance(source, Mapping) else str(source), trace_id)
 
     def to_mermaid(self) -> str:
         """A Mermaid sequence diagram of the handoffs."""

@@ -1,0 +1,71 @@
+"""Span names and attribute keys shared by the OpenTelemetry export and the OTLP import.
+
+GenAI keys follow the OpenTelemetry GenAI semantic conventions; ``handoff_sim.*`` keys
+carry what those conventions have no name for (sequence numbers, handoff fields), so
+our own export reads back into the very same events.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+__all__ = [
+    "ATTEMPT",
+    "DEFAULT_EPOCH_NS",
+    "EPOCH",
+    "ERROR_TYPE",
+    "EVENT_HANDOFF_END",
+    "EVENT_HANDOFF_START",
+    "GEN_AI_AGENT_ID",
+    "GEN_AI_AGENT_NAME",
+    "GEN_AI_CONVERSATION_ID",
+    "GEN_AI_OPERATION",
+    "GEN_AI_PROVIDER",
+    "GEN_AI_TOOL_ARGUMENTS",
+    "GEN_AI_TOOL_CALL_ID",
+    "GEN_AI_TOOL_NAME",
+    "GEN_AI_TOOL_RESULT",
+    "GEN_AI_TOOL_TYPE",
+    "HANDOFF",
+    "OUR",
+    "PROVIDER",
+    "SCOPE",
+    "SEQ",
+    "SEQ_END",
+    "SEQ_START",
+    "TRACE_NAME",
+]
+
+# GenAI semantic conventions
+GEN_AI_OPERATION: Final = "gen_ai.operation.name"
+GEN_AI_PROVIDER: Final = "gen_ai.provider.name"
+GEN_AI_AGENT_NAME: Final = "gen_ai.agent.name"
+GEN_AI_AGENT_ID: Final = "gen_ai.agent.id"
+GEN_AI_CONVERSATION_ID: Final = "gen_ai.conversation.id"
+GEN_AI_TOOL_NAME: Final = "gen_ai.tool.name"
+GEN_AI_TOOL_CALL_ID: Final = "gen_ai.tool.call.id"
+GEN_AI_TOOL_TYPE: Final = "gen_ai.tool.type"
+GEN_AI_TOOL_ARGUMENTS: Final = "gen_ai.tool.call.arguments"
+GEN_AI_TOOL_RESULT: Final = "gen_ai.tool.call.result"
+ERROR_TYPE: Final = "error.type"
+
+PROVIDER: Final = "handoff_sim"
+"""``gen_ai.provider.name`` of our spans: the models are handoff-sim's fakes."""
+
+SCOPE: Final = "handoff_sim"
+"""The instrumentation scope name of our spans."""
+
+# handoff_sim.* keys
+OUR: Final = "handoff_sim."
+SEQ: Final = "handoff_sim.seq"
+SEQ_START: Final = "handoff_sim.seq.start"
+SEQ_END: Final = "handoff_sim.seq.end"
+ATTEMPT: Final = "handoff_sim.attempt"
+HANDOFF: Final = "handoff_sim.handoff."
+EPOCH: Final = "handoff_sim.epoch_unix_nano"
+TRACE_NAME: Final = "handoff_sim.trace.name"
+EVENT_HANDOFF_START: Final = "handoff_sim.handoff_start"
+EVENT_HANDOFF_END: Final = "handoff_sim.handoff_end"
+
+DEFAULT_EPOCH_NS: Final = 1_767_225_600 * 1_000_000_000
+"""2026-01-01T00:00:00Z, the simulations' default wall-clock start, in Unix nanoseconds."""
