@@ -82,7 +82,11 @@ def _load_dir(
     if not folder.is_dir():
         findings.append((at, f"no such directory: {folder}"))
         return {}
-    load = load_agent_definitions(folder, warn=False)
+    try:
+        load = load_agent_definitions(folder, warn=False)
+    except ConfigurationError as exc:  # a folder that cannot be listed
+        findings.append((at, str(exc)))
+        return {}
     failed = {Path(str(p.path)).name: p for p in load.problems}
     for file, problem in failed.items():
         if file not in found.skip_invalid:

@@ -296,3 +296,23 @@ def test_sophi_scenario_with_a_hostile_definition_is_refused_at_its_agent_types_
     assert "agent_types_dir" in text
     assert "nested deeper than 50 levels" in text
     assert "Traceback" not in text
+
+
+def test_a_definition_folder_that_cannot_be_listed_is_a_scenario_error_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = FILES / "sophi_hostile_definitions_skipped.yaml"
+    listdir = os.listdir
+
+    def refuse_agents_deep(folder: str | os.PathLike[str]) -> list[str]:
+        if str(folder).endswith("agents_deep"):
+            raise PermissionError(13, "Permission denied")
+        return listdir(folder)
+
+    monkeypatch.setattr(os, "listdir", refuse_agents_deep)
+    with pytest.raises(ScenarioFileError) as caught:
+        load_file(path)
+
+    assert "Cannot list agent definition folder" in str(caught.value)
+    assert "Permission denied" in str(caught.value)
+    assert f"{path}:5:" in str(caught.value)
