@@ -194,6 +194,20 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
         session.testsfailed += broken
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A refused scenario file ends the session with exit 2, as ``handoff-sim`` does.
+
+    The other files still ran; an error in a file outranks any failing test, so a
+    CI job can tell "the suite could not be read" from "a scenario failed".
+    """
+    if session.config.stash.get(BROKEN_FILES, 0) and exitstatus in (
+        pytest.ExitCode.OK,
+        pytest.ExitCode.TESTS_FAILED,
+    ):
+        session.exitstatus = pytest.ExitCode.INTERRUPTED
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_assertrepr_compare(
     config: pytest.Config, op: str, left: Any, right: Any

@@ -17,7 +17,7 @@ def test_y4_broken_file_is_one_error_and_the_others_still_run(
     write_scenario("retry.yaml", MATRIX)
     result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
     result.assert_outcomes(passed=3, errors=1)
-    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(
         [
             "*ERROR collecting scenarios/broken.yaml*",
