@@ -49,8 +49,8 @@ MAX_YAML_DEPTH = 100
 MAX_YAML_NODES = 1_000_000
 """Scenario files: values in one document once aliases are expanded (no "billion laughs")."""
 
-DEFAULT_MAX_MODEL_CALLS = 100_000
+DEFAULT_MAX_MODEL_CALLS = 10_000
 """Model calls across one top-level run or one Simulation, unless given otherwise."""
 
-DEFAULT_MAX_HANDOFFS = 100_000
+DEFAULT_MAX_HANDOFFS = 10_000
 """Handoffs across one top-level run or one Simulation, unless given otherwise."""

@@ -305,10 +305,10 @@ def test_item7_a_sophi_dispatcher_with_a_huge_depth_cap_ends_with_the_budget() -
 
 
 def test_item7_the_defaults_are_the_documented_ones() -> None:
-    assert (DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_HANDOFFS, MAX_NESTING) == (100_000, 100_000, 200)
+    assert (DEFAULT_MAX_MODEL_CALLS, DEFAULT_MAX_HANDOFFS, MAX_NESTING) == (10_000, 10_000, 200)
     with Simulation() as sim:
         budget = sim.environment.budget
-        assert (budget.max_model_calls, budget.max_handoffs) == (100_000, 100_000)
+        assert (budget.max_model_calls, budget.max_handoffs) == (10_000, 10_000)
 
 
 # -- the budget's own arguments ------------------------------------------------------------------
