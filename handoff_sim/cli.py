@@ -17,6 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from handoff_sim import __version__
+from handoff_sim._otel_cli import (
+    CHECK_HELP,
+    OTEL_HELP,
+    OtelSuite,
+    add_check_arguments,
+    close_suite,
+    open_suite,
+    run_check,
+)
 
 if TYPE_CHECKING:
     from handoff_sim._cli_plugins import CommandPlugins
@@ -35,6 +44,7 @@ exit codes:
        stderr: path:line:col: field: message
   5    nothing to do: no scenario file found, or -k matched no scenario
   130  interrupted (Ctrl-C)
+handoff-sim check: 1 when a trace breaks an invariant or its expect block.
 handoff-sim fuzz has its own exit codes: see handoff-sim fuzz --help.
 """
 
@@ -69,6 +79,7 @@ def _parser() -> argparse.ArgumentParser:
     schema = _command(commands, "schema", "print the JSON Schema of scenario files")
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
     _render_parser(_command(commands, "render", "run one scenario and print its trace"))
+    add_check_arguments(_command(commands, "check", CHECK_HELP))
     fuzz = _command(commands, "fuzz", "fuzz policy configurations (if installed)")
     fuzz.add_argument(
         "args",
@@ -108,6 +119,7 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         "-k", dest="keyword", metavar="TEXT", help="only scenarios whose id contains TEXT"
     )
     run.add_argument("-q", "--quiet", action="store_true", help="print traces of failures only")
+    run.add_argument("--otel", metavar="FILE", help=OTEL_HELP)
     _plugin_option(run)
 
 
@@ -150,7 +162,13 @@ def _dispatch(args_list: list[str]) -> int:
     if extra:
         print(f"handoff-sim: unrecognized arguments: {' '.join(extra)}", file=sys.stderr)
         return EXIT_USAGE
-    handlers = {"run": _run, "validate": _validate, "schema": _schema, "render": _render}
+    handlers = {
+        "run": _run,
+        "validate": _validate,
+        "schema": _schema,
+        "render": _render,
+        "check": run_check,
+    }
     return handlers[args.command](args)
 
 
@@ -218,7 +236,8 @@ class _Tally:
 def _run(args: argparse.Namespace) -> int:
     out, err = sys.stdout, sys.stderr
     plugins = _plugins(args)
-    if plugins is None:
+    suite, opened = open_suite(args.otel, err)
+    if plugins is None or not opened:
         return EXIT_USAGE
     files, broken = _scenario_files(args.paths, err)
     tally = _Tally(errors=broken)
@@ -231,9 +250,9 @@ def _run(args: argparse.Namespace) -> int:
             if args.keyword and args.keyword not in scenario.id:
                 tally.deselected += 1
             else:
-                _run_one(scenario, plugins, args.quiet, tally)
+                _run_one(scenario, plugins, args.quiet, tally, suite)
     print(tally.summary(), file=out)
-    code = tally.exit_code()
+    code = tally.exit_code() if close_suite(suite, err) else EXIT_USAGE
     if code == EXIT_NOTHING:
         print(f"handoff-sim run: {_nothing(tally, args, files)}", file=err)
     return code
@@ -247,7 +266,13 @@ def _nothing(tally: _Tally, args: argparse.Namespace, files: list[Path]) -> str:
     return f"no scenario file (*.yaml, *.yml) in {', '.join(args.paths)}"
 
 
-def _run_one(scenario: LoadedScenario, plugins: CommandPlugins, quiet: bool, tally: _Tally) -> None:
+def _run_one(
+    scenario: LoadedScenario,
+    plugins: CommandPlugins,
+    quiet: bool,
+    tally: _Tally,
+    suite: OtelSuite | None = None,
+) -> None:
     from handoff_sim.scenarios import ScenarioError, render_failure, run_scenario
 
     out = sys.stdout
@@ -263,6 +288,8 @@ def _run_one(scenario: LoadedScenario, plugins: CommandPlugins, quiet: bool, tal
         tally.errors += 1
         return
     plugins.scenario_result(result)
+    if suite is not None:
+        suite.add(result)
     where = f"{scenario.path}::{scenario.id}"
     if result.passed:
         tally.passed += 1

@@ -50,6 +50,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="collect every *.yaml/*.yml scenario file under DIR (or the file DIR) as tests; "
         "repeatable; overrides the handoff_scenarios ini key",
     )
+    group.addoption(
+        "--handoff-otel",
+        dest="handoff_otel",
+        default=None,
+        metavar="FILE",
+        help="write the trace of every scenario run to FILE as OTLP JSON (OpenTelemetry GenAI "
+        "spans); needs the optional extra 'otel'",
+    )
     parser.addini(
         "handoff_scenarios",
         type="paths",
@@ -107,6 +115,11 @@ def pytest_configure(config: pytest.Config) -> None:
         source = "--handoff-scenarios" if from_cli else "handoff_scenarios (ini)"
         raise pytest.UsageError(f"{source}: no such file or directory: {', '.join(missing)}")
     config.stash[SCENARIO_DIRS] = tuple(dirs)
+    otel_file = config.getoption("handoff_otel", None)
+    if otel_file:
+        from pytest_handoff._otel import register
+
+        register(config, otel_file)
     if dirs:
         from pytest_handoff._entry_points import load_entry_point_plugins
 

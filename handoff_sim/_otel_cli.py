@@ -1,0 +1,324 @@
+"""``handoff-sim check`` and ``handoff-sim run --otel``: traces in and out as OTLP/JSON.
+
+``check TRACE.json [--expect FILE_OR_DIR]`` reads every trace of an OTLP/JSON file
+(no OpenTelemetry package needed), checks the invariants of each and, with
+``--expect``, a scenario's ``expect`` block, printing the same report as a failed
+scenario. Exit 0 when all hold, 1 when one does not, 2 on an ill-formed file,
+5 when the file holds no span. :class:`OtelSuite` collects scenario results and
+writes them as one OTLP/JSON file (``run --otel``, ``pytest --handoff-otel``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from handoff_sim._otlp import ImportedTrace
+    from handoff_sim.scenarios import LoadedScenario, ScenarioResult
+    from handoff_sim.trace import Trace
+
+__all__ = [
+    "CHECK_HELP",
+    "OTEL_HELP",
+    "OtelSuite",
+    "add_check_arguments",
+    "close_suite",
+    "open_suite",
+    "run_check",
+]
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 5
+
+CHECK_HELP = "check a recorded trace (OTLP JSON): invariants, and a scenario's expect block"
+OTEL_HELP = (
+    "also write every scenario's trace to FILE as OTLP JSON (OpenTelemetry GenAI spans; "
+    "needs the optional extra 'otel')"
+)
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    """The arguments of ``handoff-sim check``."""
+    parser.add_argument(
+        "trace", metavar="TRACE", help="an OTLP/JSON file (one request, or one per line)"
+    )
+    parser.add_argument(
+        "--expect",
+        metavar="PATH",
+        help="scenario file(s) whose expect blocks the trace(s) must meet; a file holding "
+        "several traces is matched to scenarios by name (path::scenario, or the scenario id)",
+    )
+    parser.add_argument(
+        "--trace-id",
+        dest="trace_id",
+        metavar="ID",
+        help="check only the trace with this id or name",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="print failures only")
+
+
+@dataclass
+class _Report:
+    out: TextIO
+    err: TextIO
+    quiet: bool
+    failed: int = 0
+    passed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def exit_code(self) -> int:
+        return EXIT_FAILED if self.failed else EXIT_OK
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Run ``handoff-sim check`` with parsed ``args``; returns the exit code."""
+    from handoff_sim._otlp import OtlpError, read_otlp
+
+    out, err = sys.stdout, sys.stderr
+    try:
+        traces = read_otlp(args.trace)
+    except OtlpError as exc:
+        print(f"handoff-sim check: {exc}", file=err)
+        return EXIT_USAGE
+    if args.trace_id is not None:
+        traces = [t for t in traces if args.trace_id in (t.trace_id, t.name)]
+        if not traces:
+            print(f"handoff-sim check: {args.trace}: no trace {args.trace_id!r}", file=err)
+            return EXIT_USAGE
+    if not traces:
+        print(f"handoff-sim check: {args.trace}: holds no span, nothing to check", file=err)
+        return EXIT_NOTHING
+    report = _Report(out, err, args.quiet)
+    if args.expect is None:
+        for trace in traces:
+            _check_alone(trace, report)
+    else:
+        pairs = _pairs(traces, args.expect, err)
+        if pairs is None:
+            return EXIT_USAGE
+        for trace, scenario in pairs:
+            if scenario is None:
+                _check_alone(trace, report)
+            else:
+                _check_against(trace, scenario, report)
+    print(f"== {report.passed} passed, {report.failed} failed ==", file=out)
+    return report.exit_code()
+
+
+def _label(trace: ImportedTrace) -> str:
+    return f"{trace.source}::{trace.label}"
+
+
+def _violations(trace: Trace) -> list[str]:
+    from handoff_sim.invariants import check_invariants
+
+    return [str(v) for v in check_invariants(trace)]
+
+
+def _notes(trace: ImportedTrace) -> list[str]:
+    lines = [f"note: {note}" for note in trace.notes]
+    lines += [f"not mapped: {span}" for span in trace.unmapped]
+    return lines
+
+
+def _check_alone(trace: ImportedTrace, report: _Report) -> None:
+    violations = _violations(trace)
+    out = report.out
+    if violations:
+        report.failed += 1
+        print(f"FAIL {_label(trace)}: {len(violations)} invariant violation(s)", file=out)
+        for line in violations:
+            print(f"  - {line}", file=out)
+    else:
+        report.passed += 1
+        count = len(trace.handoffs())
+        print(f"PASS {_label(trace)} ({len(trace)} events, {count} handoff(s))", file=out)
+    _print_notes(trace, report)
+    if violations or not report.quiet:
+        _print_trace(trace, out, events=bool(violations))
+
+
+def _check_against(trace: ImportedTrace, scenario: LoadedScenario, report: _Report) -> None:
+    from handoff_sim._trace_check import check_recorded
+    from handoff_sim.scenarios import render_failure
+
+    result = check_recorded(trace, scenario)
+    violations = _violations(trace)
+    out = report.out
+    where = f"{_label(trace)} against {scenario.path}::{scenario.id}"
+    if result.passed and not violations:
+        report.passed += 1
+        print(f"PASS {where}", file=out)
+        _print_notes(trace, report)
+        if not report.quiet:
+            _print_trace(trace, out, events=False)
+        return
+    report.failed += 1
+    print(f"FAIL {where}", file=out)
+    print(render_failure(_as_failed(result)).rstrip("\n"), file=out)
+    if violations:
+        print("\ninvariant violations:", file=out)
+        for line in violations:
+            print(f"  - {line}", file=out)
+    _print_notes(trace, report)
+
+
+def _as_failed(result: ScenarioResult) -> ScenarioResult:
+    from dataclasses import replace
+
+    return replace(result, passed=False)
+
+
+def _print_notes(trace: ImportedTrace, report: _Report) -> None:
+    for line in _notes(trace):
+        print(f"  {line}", file=report.out)
+
+
+def _print_trace(trace: Trace, out: TextIO, *, events: bool) -> None:
+    print(_indent(trace.render_tree()), file=out)
+    if events:
+        print(_indent(trace.render() or "(no events)\n"), file=out)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"    {line}" for line in text.rstrip("\n").splitlines())
+
+
+def _pairs(
+    traces: list[ImportedTrace], expect: str, err: TextIO
+) -> list[tuple[ImportedTrace, LoadedScenario | None]] | None:
+    """Each trace with the scenario it is checked against (``None``: invariants only)."""
+    from handoff_sim.scenarios import ScenarioError, load_path
+
+    try:
+        scenarios = load_path(expect)
+    except ScenarioError as exc:
+        print(exc, file=err)
+        return None
+    if not scenarios:
+        print(f"handoff-sim check: --expect {expect}: no scenario found", file=err)
+        return None
+    if len(traces) == 1 and len(scenarios) == 1:
+        return [(traces[0], scenarios[0])]
+    chosen: dict[int, LoadedScenario] = {}
+    missing = []
+    for scenario in scenarios:
+        index = _match(traces, scenario)
+        if index is None:
+            missing.append(scenario)
+        else:
+            chosen[index] = scenario
+    if not chosen:
+        names = ", ".join(t.label for t in traces[:10])
+        print(
+            f"handoff-sim check: no scenario of {expect} has a trace of its name "
+            f"(path::scenario or the scenario id) in the file (traces: {names})",
+            file=err,
+        )
+        return None
+    for scenario in missing:
+        print(
+            f"SKIP {scenario.path}::{scenario.id}: no trace of that name in the file "
+            "(a run that recorded no event leaves none)",
+            file=err,
+        )
+    return [(trace, chosen.get(index)) for index, trace in enumerate(traces)]
+
+
+def _match(traces: Sequence[ImportedTrace], scenario: LoadedScenario) -> int | None:
+    full = f"{scenario.path}::{scenario.id}"
+    names = [t.name or "" for t in traces]
+    for candidates in (
+        [i for i, n in enumerate(names) if n == full],
+        [i for i, n in enumerate(names) if _same_file(n, scenario)],
+        [i for i, n in enumerate(names) if n == scenario.id or n.endswith(f"::{scenario.id}")],
+    ):
+        if len(candidates) == 1:
+            return candidates[0]
+    return None
+
+
+def _same_file(name: str, scenario: LoadedScenario) -> bool:
+    path, _, ident = name.rpartition("::")
+    if ident != scenario.id or not path:
+        return False
+    try:
+        return os.path.samefile(path, scenario.path)
+    except OSError:
+        return False
+
+
+class OtelSuite:
+    """Scenario traces collected during a run, written as one OTLP/JSON file at the end.
+
+    Creating one imports ``handoff_sim.otel``: without the ``otel`` extra that raises
+    ``MissingExtraError`` before anything runs.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        import handoff_sim.otel  # noqa: F401 - fail now, naming the extra, not after the run
+
+        self.path = Path(path)
+        self.items: list[tuple[str, Trace, dict[str, Any]]] = []
+
+    def add(self, result: ScenarioResult, name: str | None = None) -> None:
+        """Keep the trace of a scenario result, named ``path::id`` unless ``name`` is given."""
+        scenario = result.scenario
+        attributes = {
+            "handoff_sim.scenario.id": scenario.id,
+            "handoff_sim.scenario.path": str(scenario.path),
+            "handoff_sim.scenario.passed": result.passed,
+        }
+        self.items.append((name or f"{scenario.path}::{scenario.id}", result.trace, attributes))
+
+    def add_trace(self, name: str, trace: Trace, attributes: dict[str, Any]) -> None:
+        """Keep a trace under ``name`` with resource ``attributes``."""
+        self.items.append((name, trace, attributes))
+
+    def summary(self) -> str:
+        """``N trace(s) written to PATH``, and how many runs recorded no event (no spans)."""
+        empty = sum(1 for _, trace, _ in self.items if len(trace) == 0)
+        text = f"{len(self.items) - empty} trace(s) written to {self.path}"
+        return text + (f" ({empty} run(s) recorded no event, so no span)" if empty else "")
+
+    def write(self) -> int:
+        """Write every trace kept so far; returns how many. Raises ``OSError`` if it cannot."""
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+        from handoff_sim.otel import export_trace, otlp_json
+        from handoff_sim.otel._json import write_json
+
+        exporter = InMemorySpanExporter()
+        for name, trace, attributes in self.items:
+            export_trace(trace, exporter, name=name, resource_attributes=attributes)
+        write_json(otlp_json(exporter.get_finished_spans()), self.path)
+        return len(self.items)
+
+
+def open_suite(path: str | None, err: TextIO) -> tuple[OtelSuite | None, bool]:
+    """The suite ``--otel PATH`` asks for (``None`` without it), and whether it could open."""
+    if path is None:
+        return None, True
+    try:
+        return OtelSuite(path), True
+    except ImportError as exc:
+        print(f"handoff-sim run --otel: {exc}", file=err)
+        return None, False
+
+
+def close_suite(suite: OtelSuite | None, err: TextIO) -> bool:
+    """Write the suite's file, if any; ``False`` (after saying why) when it cannot be written."""
+    if suite is None:
+        return True
+    try:
+        suite.write()
+    except OSError as exc:
+        print(f"handoff-sim run --otel: cannot write {suite.path}: {exc.strerror or exc}", file=err)
+        return False
+    print(f"handoff-sim run --otel: {suite.summary()}", file=err)
+    return True
