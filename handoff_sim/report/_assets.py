@@ -14,6 +14,7 @@ STYLE = """
 font:13px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;color:var(--ink)}
 body{margin:0 auto;max-width:1500px;padding:14px 22px 40px}
 h1{font-size:20px;margin:0 0 2px}h2{font-size:15px;margin:18px 0 6px}
+h3{font-size:13px;margin:12px 0 4px}
 code,pre,.mono{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12px}
 .dim{color:var(--dim)}
 .badge{display:inline-block;font-weight:600;font-size:12px;padding:0 6px;border-radius:3px;
@@ -73,11 +74,16 @@ border-right:1px solid var(--line)}
 .tl-bar,.tl-att,.tl-tail{position:absolute;box-sizing:border-box;min-width:4px}
 .tl-bar{top:3px;bottom:3px;background:#eceff1;border:1px solid #90a4ae;border-radius:3px}
 .tl-row[data-kind=run] .tl-bar{top:8px;bottom:8px;background:#90a4ae;border:0}
-.tl-bar[data-status=denied]{background:#8e24aa;border-color:#6a1b9a}
+.tl-bar[data-status=denied]{background:#8e24aa;border-color:#6a1b9a;min-width:6px}
 .tl-bar[data-status=unavailable]{background:#424242;border-color:#212121}
 .tl-bar[data-status=open]{border:2px dashed #c62828}
 .tl-att,.tl-tail{top:4px;bottom:4px;color:#fff;font-size:10px;line-height:14px;overflow:hidden;
-white-space:nowrap;padding:0 3px;border-right:2px solid #fff;border-radius:2px}
+white-space:nowrap;text-overflow:ellipsis;padding:0 3px;border-right:2px solid #fff;
+border-radius:2px}
+.tl-note{position:absolute;top:3px;margin-left:8px;font-size:11px;font-weight:600;
+white-space:nowrap;color:#6a1b9a}.tl-note.before{margin:0 8px 0 0}
+.tl-note[data-status=fallback],.tl-note[data-status=unavailable]{color:#0d47a1}
+.tl-note[data-status=failed],.tl-note[data-status=open]{color:#a4161a}
 [data-status=ok].tl-att{background:#2e7d32}
 [data-status=error].tl-att{background:#c62828}
 [data-status=timeout].tl-att,.legend .timeout{background:repeating-linear-gradient(135deg,
@@ -145,6 +151,17 @@ SCRIPT = """
       span(seg, s[0], s[1], end);
       trk.appendChild(seg);
     });
+    if (r[0] === "handoff" && !r[8].some(function (s) { return s[4]; })) {
+      var note = el("span", "tl-note", r[7].split(" \u00b7 ")[0]);
+      note.dataset.status = r[6];
+      if (r[5] / end > 0.7) {
+        note.style.right = (100 - r[4] / end * 100) + "%";
+        note.classList.add("before");
+      } else {
+        note.style.left = (r[5] / end * 100) + "%";
+      }
+      trk.appendChild(note);
+    }
     var out = el("div", "tl-out", r[7]);
     out.dataset.status = r[6]; out.title = r[7];
     line.appendChild(lbl); line.appendChild(trk); line.appendChild(out);

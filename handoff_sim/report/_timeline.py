@@ -102,7 +102,8 @@ def _attempt_list(outcomes: Sequence[str]) -> str:
         while same < len(outcomes) and outcomes[same] == outcomes[index]:
             same += 1
         run = same - index
-        parts.append(outcomes[index] + (f" ×{run}" if run > 1 else ""))
+        word = outcomes[index]
+        parts.append(f"{SYMBOLS.get(word, '?')} {word}" + (f" ×{run}" if run > 1 else ""))
         index = same
     return ", ".join(parts)
 
@@ -132,7 +133,7 @@ def _segments(span: HandoffSpan, place: _Position, last: Mark) -> list[Segment]:
         took = "never ended"
         if attempt.duration_ms is not None:
             took = format_duration(attempt.duration_ms / 1000)
-        label = f"#{attempt.number} {attempt.outcome} {took}"
+        label = f"#{attempt.number} {SYMBOLS.get(attempt.outcome, '?')} {attempt.outcome} {took}"
         out.append(
             Segment(
                 place(attempt.start, False),
@@ -144,7 +145,8 @@ def _segments(span: HandoffSpan, place: _Position, last: Mark) -> list[Segment]:
         )
     if span.status in ("fallback", "unavailable") and span.end is not None:
         after = span.attempts[-1].end if span.attempts and span.attempts[-1].end else span.start
-        out.append(Segment(place(after, False), place(span.end, True), span.status, span.status, 0))
+        label = f"{SYMBOLS[span.status]} {span.status}"
+        out.append(Segment(place(after, False), place(span.end, True), span.status, label, 0))
     return out
 
 
