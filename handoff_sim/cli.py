@@ -26,6 +26,7 @@ from handoff_sim._otel_cli import (
     open_suite,
     run_check,
 )
+from handoff_sim.report._command import HTML_HELP, CommandReport
 
 if TYPE_CHECKING:
     from handoff_sim._cli_plugins import CommandPlugins
@@ -120,6 +121,7 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     )
     run.add_argument("-q", "--quiet", action="store_true", help="print traces of failures only")
     run.add_argument("--otel", metavar="FILE", help=OTEL_HELP)
+    run.add_argument("--html", metavar="FILE", help=HTML_HELP)
     _plugin_option(run)
 
 
@@ -234,28 +236,35 @@ class _Tally:
 
 
 def _run(args: argparse.Namespace) -> int:
-    out, err = sys.stdout, sys.stderr
+    report = CommandReport(args.html)  # does nothing without --html
+    out, err = sys.stdout, report.watch(sys.stderr)
     plugins = _plugins(args)
     suite, opened = open_suite(args.otel, err)
     if plugins is None or not opened:
         return EXIT_USAGE
     files, broken = _scenario_files(args.paths, err)
+    report.add_problem(", ".join(args.paths), id="<paths>")
     tally = _Tally(errors=broken)
     for path in files:
         loaded = _load(path, plugins, err)
         if loaded is None:
             tally.errors += 1
+            report.add_problem(path)
             continue
         for scenario in loaded:
             if args.keyword and args.keyword not in scenario.id:
                 tally.deselected += 1
             else:
-                _run_one(scenario, plugins, args.quiet, tally, suite)
+                _run_one(scenario, plugins, args.quiet, tally, suite, report)
     print(tally.summary(), file=out)
-    code = tally.exit_code() if close_suite(suite, err) else EXIT_USAGE
+    written = report.write(out, err)
+    code = tally.exit_code() if close_suite(suite, err) and written else EXIT_USAGE
     if code == EXIT_NOTHING:
         print(f"handoff-sim run: {_nothing(tally, args, files)}", file=err)
     return code
+
+
+_NO_REPORT = CommandReport(None)
 
 
 def _nothing(tally: _Tally, args: argparse.Namespace, files: list[Path]) -> str:
@@ -272,6 +281,7 @@ def _run_one(
     quiet: bool,
     tally: _Tally,
     suite: OtelSuite | None = None,
+    report: CommandReport = _NO_REPORT,
 ) -> None:
     from handoff_sim.scenarios import ScenarioError, render_failure, run_scenario
 
@@ -285,9 +295,11 @@ def _run_one(
         )
     except ScenarioError as exc:
         print(exc, file=sys.stderr)
+        report.add_problem(scenario.path, str(exc), id=scenario.id)
         tally.errors += 1
         return
     plugins.scenario_result(result)
+    report.add(result)
     if suite is not None:
         suite.add(result)
     where = f"{scenario.path}::{scenario.id}"

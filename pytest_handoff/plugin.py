@@ -21,7 +21,7 @@ from pytest_handoff._keys import BROKEN_FILES, DISCOVERY, SCENARIO_DIRS
 if TYPE_CHECKING:
     from handoff_sim.scenarios._discovery import Discovery
 
-pytest_plugins = ["pytest_handoff.fixtures"]
+pytest_plugins = ["pytest_handoff.fixtures", "pytest_handoff._report"]
 
 _SUFFIXES = (".yaml", ".yml")
 
