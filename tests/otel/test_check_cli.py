@@ -1,4 +1,4 @@
-"""``handoff-sim check TRACE.json [--expect ...]``: exit 0 if all holds, 1 if not, 2 on a bad file."""
+"""``handoff-sim check TRACE.json``: exit 0 if all holds, 1 if not, 2 on a bad file, 5 if empty."""
 
 from __future__ import annotations
 
