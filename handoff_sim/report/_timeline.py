@@ -109,18 +109,19 @@ def _attempt_list(outcomes: Sequence[str]) -> str:
 
 
 def handoff_outcome(span: HandoffSpan) -> str:
-    """The words beside a handoff's bar: status, reason, attempts, duration."""
+    """The words beside a handoff's bar: status and reason, duration, attempts (most telling
+    first, since a narrow column cuts the end)."""
     end = span.end_event
     status = span.status
     head = f"{SYMBOLS.get(status, '?')} {status}"
     if end is not None and end.reason:
         head += f": {end.reason}"
     parts = [head]
+    if end is not None:
+        parts.append(format_duration(end.duration_ms / 1000))
     outcomes = [a.outcome for a in span.attempts]
     if outcomes and outcomes != ["ok"]:
         parts.append(f"{_times(len(outcomes))}: {_attempt_list(outcomes)}")
-    if end is not None:
-        parts.append(format_duration(end.duration_ms / 1000))
     if span.problem:
         parts.append(span.problem)
     return " · ".join(parts)
@@ -170,11 +171,11 @@ def _run_row(run: RunSpan, turns: int, place: _Position, last: Mark) -> Row:
     end = run.end_event
     status = end.status if end is not None else "open"
     parts = [f"{SYMBOLS.get(status, '?')} {status}"]
+    parts.append(format_duration((run.end or last).t - run.start.t))
     if end is not None:
         parts.append(f"{end.steps} step" + ("" if end.steps == 1 else "s"))
         if end.error:
             parts.append(end.error)
-    parts.append(format_duration((run.end or last).t - run.start.t))
     turn = f"turn {run.turn}" if turns > 1 else "top agent"
     return Row(
         kind="run",

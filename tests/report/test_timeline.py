@@ -46,7 +46,7 @@ def test_each_attempt_is_a_segment_with_its_outcome_and_virtual_times() -> None:
         (0, 30, "timeout", "#1 ◷ timeout 30s"),
         (30, 42, "ok", "#2 ✓ ok 12s"),
     ]
-    assert security.outcome == "✓ completed · 2 attempts: ◷ timeout, ✓ ok · 42s"
+    assert security.outcome == "✓ completed · 42s · 2 attempts: ◷ timeout, ✓ ok"
     links = rows["links"]
     assert [(s.status, s.attempt) for s in links.segments] == [("timeout", 1), ("fallback", 0)]
     assert links.outcome.startswith("↩ fallback: timeout")
