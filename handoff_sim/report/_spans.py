@@ -8,6 +8,7 @@ interleave).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -112,7 +113,8 @@ class _Reader:
         self.order: list[HandoffSpan] = []
 
     def read(self, index: int, event: Event) -> None:
-        mark = Mark(index, event.t)
+        # a trace read from elsewhere may carry a time no axis can hold: draw it at 0
+        mark = Mark(index, event.t if math.isfinite(event.t) and event.t >= 0 else 0.0)
         if isinstance(event, RunStartEvent):
             self._run_start(mark, event)
         elif isinstance(event, RunEndEvent):
@@ -214,6 +216,6 @@ def collect_spans(events: Sequence[Event]) -> Spans:
             continue
         run = reader.root_run(span.run_id)
         (run.children if run is not None else orphans).append(span)
-    last = events[-1].t if events else 0.0
-    end = Mark(len(events), max((e.t for e in events), default=last))
+    times = [e.t for e in events if math.isfinite(e.t) and e.t >= 0]
+    end = Mark(len(events), max(times, default=0.0))
     return Spans(list(reader.runs.values()), orphans, len(events), end)

@@ -10,7 +10,7 @@ from handoff_sim.events import (
     RunEndEvent,
     RunStartEvent,
 )
-from handoff_sim.report import Row, build_timeline
+from handoff_sim.report import ReportEntry, Row, build_timeline, render_report
 from handoff_sim.scenarios import load_path, run_scenario
 from handoff_sim.trace import Trace
 from tests.report._support import ROOT, showcase, wide
@@ -143,3 +143,18 @@ def test_a_thousand_parallel_handoffs_are_one_group_of_compact_rows() -> None:
         r.attempt_outcomes for r in records
     ]
     assert sum(len(r.segments) == 2 for r in handoffs) > 50  # retried after a timeout
+
+
+def test_times_no_axis_can_hold_are_drawn_at_zero() -> None:
+    who: dict[str, Any] = {"agent": "boss", "depth": 0, "run_id": "r1"}
+    trace = Trace(
+        [
+            RunStartEvent(seq=1, t=float("nan"), input="go", session_id="s", **who),
+            RunEndEvent(seq=2, t=float("inf"), status="completed", output="x", steps=1, **who),
+        ]
+    )
+
+    timeline = build_timeline(trace.events)
+
+    assert (timeline.mode, timeline.rows[0].start, timeline.rows[0].end) == ("order", 0, 2)
+    assert render_report([ReportEntry(id="odd", path="x", line=0, status="passed", trace=trace)])
