@@ -19,7 +19,7 @@ from handoff_sim._context import (
     use_frame,
 )
 from handoff_sim._limits import MAX_STEPS
-from handoff_sim._loop import LoopState, run_loop
+from handoff_sim._react_loop import LoopState, run_loop
 from handoff_sim.errors import (
     ConfigurationError,
     DuplicateToolNameError,

@@ -186,7 +186,7 @@ def _plugins(args: argparse.Namespace) -> CommandPlugins | None:
 
 def _scenario_files(paths: Sequence[str], err: TextIO) -> tuple[list[Path], int]:
     """The files to load, each once; every broken path or link is reported and counted."""
-    from handoff_sim.scenarios._discovery import discover
+    from handoff_sim.scenarios.load._discovery import discover
 
     found = discover(paths)
     for problem in found.problems:
@@ -200,7 +200,7 @@ def _load(path: Path, plugins: CommandPlugins, err: TextIO) -> list[LoadedScenar
     Model kinds are checked here, with the plugins' factories, as pytest collection does.
     """
     from handoff_sim.scenarios import ScenarioFileError, load_file
-    from handoff_sim.scenarios._model_kinds import model_kind_problems
+    from handoff_sim.scenarios.build._model_kinds import model_kind_problems
 
     try:
         loaded = load_file(path)

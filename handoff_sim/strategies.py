@@ -165,8 +165,8 @@ def policies(*, tools: Sequence[str] = ()) -> st.SearchStrategy[HandoffPolicy]:
 
 def policy_from_dict(data: dict[str, Any]) -> HandoffPolicy:
     """The HandoffPolicy a policy block describes (the scenario builder's own conversion)."""
-    from handoff_sim.scenarios._build import build_policy
-    from handoff_sim.scenarios._schema import PolicySpec
+    from handoff_sim.scenarios.build._agents import build_policy
+    from handoff_sim.scenarios.schema._scenario import PolicySpec
 
     return build_policy(PolicySpec.model_validate(data))
 

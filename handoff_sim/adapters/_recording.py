@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from handoff_sim._context import Frame, RunEnvironment
-from handoff_sim._dispatch import dedupe_call_ids
+from handoff_sim._tool_calls import dedupe_call_ids
 from handoff_sim.events import (
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,

@@ -10,14 +10,20 @@
 The format is documented in docs/scenarios.md; ``scenario_json_schema()`` exports it.
 """
 
-from handoff_sim.scenarios._build import ModelFactory
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
-from handoff_sim.scenarios._expect import Mismatch
-from handoff_sim.scenarios._jsonschema import scenario_json_schema
-from handoff_sim.scenarios._loader import LoadedScenario, load_dict, load_file, load_path, load_text
-from handoff_sim.scenarios._runner import ScenarioResult, render_failure, run_scenario
-from handoff_sim.scenarios._runtime import DefaultRuntime, ScenarioRun, ScenarioRuntime
-from handoff_sim.scenarios._schema import ScenarioSpec
+from handoff_sim.scenarios.build._agents import ModelFactory
+from handoff_sim.scenarios.expect._check import Mismatch
+from handoff_sim.scenarios.load._loader import (
+    LoadedScenario,
+    load_dict,
+    load_file,
+    load_path,
+    load_text,
+)
+from handoff_sim.scenarios.run._runner import ScenarioResult, render_failure, run_scenario
+from handoff_sim.scenarios.run._runtime import DefaultRuntime, ScenarioRun, ScenarioRuntime
+from handoff_sim.scenarios.schema._jsonschema import scenario_json_schema
+from handoff_sim.scenarios.schema._scenario import ScenarioSpec
 
 __all__ = [
     "DefaultRuntime",

@@ -8,11 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from handoff_sim.scenarios._build import ModelFactory
 from handoff_sim.scenarios._errors import ScenarioError
-from handoff_sim.scenarios._expect import Mismatch, check_expectations, describe_error, show
-from handoff_sim.scenarios._loader import LoadedScenario, load_dict, load_path
-from handoff_sim.scenarios._runtime import DefaultRuntime, ScenarioRuntime
+from handoff_sim.scenarios.build._agents import ModelFactory
+from handoff_sim.scenarios.expect._check import Mismatch, check_expectations, describe_error, show
+from handoff_sim.scenarios.load._loader import LoadedScenario, load_dict, load_path
+from handoff_sim.scenarios.run._runtime import DefaultRuntime, ScenarioRuntime
 from handoff_sim.trace import Trace
 
 __all__ = ["ScenarioResult", "render_failure", "run_scenario"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from handoff_sim._safe import describe_error
-from handoff_sim.scenarios._build import ModelFactory
+from handoff_sim.scenarios.build._agents import ModelFactory
 from handoff_sim.scenarios._errors import Problem
-from handoff_sim.scenarios._loader import LoadedScenario
-from handoff_sim.scenarios._schema import CustomModelSpec, ScenarioSpec
+from handoff_sim.scenarios.load._loader import LoadedScenario
+from handoff_sim.scenarios.schema._scenario import CustomModelSpec, ScenarioSpec
 
 __all__ = ["custom_models", "model_kind_problems"]
 

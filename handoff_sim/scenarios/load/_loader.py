@@ -11,13 +11,13 @@ import yaml
 from pydantic import ValidationError
 
 from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
-from handoff_sim.scenarios._agent_types import AgentTypes, resolve_agent_types
-from handoff_sim.scenarios._checks import check_scenario, locate
-from handoff_sim.scenarios._discovery import discover
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
-from handoff_sim.scenarios._schema import ScenarioListSpec, ScenarioSpec, VariantSpec
-from handoff_sim.scenarios._source import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
-from handoff_sim.scenarios._validate import validation_problems
+from handoff_sim.scenarios.load._agent_types import AgentTypes, resolve_agent_types
+from handoff_sim.scenarios.load._checks import check_scenario, locate
+from handoff_sim.scenarios.load._discovery import discover
+from handoff_sim.scenarios.load._validate import validation_problems
+from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
+from handoff_sim.scenarios.schema._scenario import ScenarioListSpec, ScenarioSpec, VariantSpec
 
 __all__ = ["LoadedScenario", "load_dict", "load_file", "load_path", "load_text"]
 

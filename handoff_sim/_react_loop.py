@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from handoff_sim._context import Frame, RunEnvironment
-from handoff_sim._dispatch import dedupe_call_ids, execute_calls
 from handoff_sim._safe import describe_error
+from handoff_sim._tool_calls import dedupe_call_ids, execute_calls
 from handoff_sim.errors import MaxStepsExceededError, SessionStoreError
 from handoff_sim.events import ModelRequestEvent, ModelResponseEvent, RunEndEvent, RunStartEvent
 from handoff_sim.messages import Message, ModelRequest, check_response

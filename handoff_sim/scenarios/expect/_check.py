@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
-from handoff_sim.scenarios._expect_schema import ErrorExpect, ExpectSpec, HandoffExpect, Regex
-from handoff_sim.scenarios._expect_state import check_sessions, check_tool_runs
-from handoff_sim.scenarios._match import find_unmatched, text_matches
+from handoff_sim.scenarios.expect._match import find_unmatched, text_matches
+from handoff_sim.scenarios.expect._state import check_sessions, check_tool_runs
+from handoff_sim.scenarios.schema._expect import ErrorExpect, ExpectSpec, HandoffExpect, Regex
 from handoff_sim.trace import HandoffRecord
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios._loader import LoadedScenario
-    from handoff_sim.scenarios._runtime import ScenarioRun
+    from handoff_sim.scenarios.load._loader import LoadedScenario
+    from handoff_sim.scenarios.run._runtime import ScenarioRun
 
 __all__ = ["Mismatch", "check_expectations", "describe_error", "show"]
 

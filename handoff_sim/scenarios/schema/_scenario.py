@@ -19,14 +19,14 @@ from handoff_sim._limits import (
     MAX_STEPS,
     MAX_TURNS,
 )
-from handoff_sim.scenarios._expect_schema import ExpectSpec, TextExpect, TurnExpectSpec
-from handoff_sim.scenarios._style_schema import (
+from handoff_sim.scenarios.schema._expect import ExpectSpec, TextExpect, TurnExpectSpec
+from handoff_sim.scenarios.schema._styles import (
     AgentTypesDirSpec,
     DispatcherMountSpec,
     DispatcherSpec,
 )
-from handoff_sim.scenarios._types import Duration, PositiveDuration
-from handoff_sim.scenarios._types import Tag as TagName
+from handoff_sim.scenarios.schema._types import Duration, PositiveDuration
+from handoff_sim.scenarios.schema._types import Tag as TagName
 
 __all__ = [
     "NAME_PATTERN",

@@ -12,9 +12,9 @@ from typing import Any
 from handoff_sim.agent import Agent
 from handoff_sim.messages import ToolCall
 from handoff_sim.models import ModelClient
-from handoff_sim.scenarios._build_styles import dispatcher_agent, dispatcher_mount
+from handoff_sim.scenarios.build._styles import dispatcher_agent, dispatcher_mount
 from handoff_sim.scenarios._errors import ScenarioError
-from handoff_sim.scenarios._schema import (
+from handoff_sim.scenarios.schema._scenario import (
     AdversarialSpec,
     CustomModelSpec,
     FakeToolSpec,
@@ -26,8 +26,8 @@ from handoff_sim.scenarios._schema import (
     SubAgentSpec,
     ToolExecutorSpec,
 )
-from handoff_sim.scenarios._step_checks import script_step
-from handoff_sim.scenarios._style_schema import DispatcherMountSpec
+from handoff_sim.scenarios.build._steps import script_step
+from handoff_sim.scenarios.schema._styles import DispatcherMountSpec
 from handoff_sim.sessions import SessionStore
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import AgentDefinition

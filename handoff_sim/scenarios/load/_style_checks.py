@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from handoff_sim.scenarios._expect_schema import ExpectSpec
-from handoff_sim.scenarios._schema import AgentSpec, ScenarioSpec, SubAgentSpec
-from handoff_sim.scenarios._source import FieldPath
-from handoff_sim.scenarios._style_schema import ApproveSpec, DispatcherSpec
+from handoff_sim.scenarios.load._yaml import FieldPath
+from handoff_sim.scenarios.schema._expect import ExpectSpec
+from handoff_sim.scenarios.schema._scenario import AgentSpec, ScenarioSpec, SubAgentSpec
+from handoff_sim.scenarios.schema._styles import ApproveSpec, DispatcherSpec
 
 __all__ = ["DELEGATE_TOOL", "Finding", "style_findings"]
 
