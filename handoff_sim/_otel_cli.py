@@ -14,7 +14,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -169,8 +169,6 @@ def _check_against(trace: ImportedTrace, scenario: LoadedScenario, report: _Repo
 
 
 def _as_failed(result: ScenarioResult) -> ScenarioResult:
-    from dataclasses import replace
-
     return replace(result, passed=False)
 
 
@@ -193,10 +191,10 @@ def _pairs(
     traces: list[ImportedTrace], expect: str, err: TextIO
 ) -> list[tuple[ImportedTrace, LoadedScenario | None]] | None:
     """Each trace with the scenario it is checked against (``None``: invariants only)."""
-    from handoff_sim.scenarios import ScenarioError, load_path
+    from handoff_sim.scenarios import ScenarioError
 
     try:
-        scenarios = load_path(expect)
+        scenarios = load_expectations(expect)
     except ScenarioError as exc:
         print(exc, file=err)
         return None
@@ -228,6 +226,38 @@ def _pairs(
             file=err,
         )
     return [(trace, chosen.get(index)) for index, trace in enumerate(traces)]
+
+
+_EXPECT_ONLY = frozenset({"scenario", "description", "tags", "seed", "expect"})
+_STAND_IN = "agents: {recorded: {model: {script: [unused]}}}\nrun: [recorded]\n"
+
+
+def load_expectations(path: str | Path) -> list[LoadedScenario]:
+    """Scenarios to check traces against: scenario files, or one file holding an ``expect``
+    block alone (``scenario``, ``description`` and ``tags`` allowed beside it).
+
+    An expect-only file is given a stand-in agent and turn after its last line, so every
+    line number of a mismatch is still the file's own.
+    """
+    from handoff_sim.scenarios import load_path, load_text
+    from handoff_sim.scenarios.load._yaml import ParsedYaml, parse_yaml
+
+    file = Path(path)
+    if not file.is_file():
+        return load_path(file)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return load_path(file)  # reports the problem the way scenario files do
+    parsed = parse_yaml(text, str(file))
+    data = parsed.data if isinstance(parsed, ParsedYaml) else None
+    block = not text.lstrip().startswith(("{", "["))
+    if not (block and isinstance(data, dict) and "expect" in data and set(data) <= _EXPECT_ONLY):
+        return load_path(file)
+    if "scenario" in data:
+        return load_text(f"{text.rstrip()}\n{_STAND_IN}", file)
+    loaded = load_text(f"{text.rstrip()}\nscenario: recorded\n{_STAND_IN}", file)
+    return [replace(scenario, line=1) for scenario in loaded]  # the name is ours, not a line
 
 
 def _match(traces: Sequence[ImportedTrace], scenario: LoadedScenario) -> int | None:
@@ -294,6 +324,7 @@ class OtelSuite:
         from handoff_sim.otel._json import write_json
 
         exporter = InMemorySpanExporter()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         for name, trace, attributes in self.items:
             export_trace(trace, exporter, name=name, resource_attributes=attributes)
         write_json(otlp_json(exporter.get_finished_spans()), self.path)

@@ -198,6 +198,6 @@ class TestOurOwnExport:
         self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
     ) -> None:
         scenario = self.scenario_file(tmp_path)
-        target = tmp_path / "no-such-dir" / "suite.json"
+        target = tmp_path  # a directory
         assert main(["run", "-q", "--otel", str(target), str(scenario)]) == 2
         assert f"handoff-sim run --otel: cannot write {target}" in capsys.readouterr().err
