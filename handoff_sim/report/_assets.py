@@ -108,6 +108,7 @@ ul.tree,ul.tree ul{list-style:none;margin:0;padding-left:18px}
 ul.tree{padding-left:4px}ul.tree li{margin:1px 0}
 pre.events{max-height:360px;overflow:auto;background:#f7f7f8;padding:6px;margin:4px 0}
 [hidden]{display:none!important}
+@media (max-width:900px){:root{--lbl:150px;--out:190px}body{padding:8px}}
 """
 
 SCRIPT = """
