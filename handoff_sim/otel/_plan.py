@@ -330,7 +330,6 @@ class _Planner:
             self.handoffs[(e.run_id, e.handoff_id)] = span
         else:
             self.handoffs[(e.run_id, e.handoff_id)] = span
-        span.attributes[GEN_AI_TOOL_TYPE] = "agent"
         span.events.append(SpanEvent(EVENT_HANDOFF_START, e.t, {SEQ: e.seq}))
         self.handoff_fields(span, e)
 
@@ -353,7 +352,6 @@ class _Planner:
         standalone = span is None or SEQ_START not in span.attributes
         if span is None:
             span = self.tool_span(e, position, started=False)
-            span.attributes[GEN_AI_TOOL_TYPE] = "agent"
         self.handoff_fields(span, e)
         span.events.append(SpanEvent(EVENT_HANDOFF_END, e.t, {SEQ: e.seq}))
         attributes = span.attributes

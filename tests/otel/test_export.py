@@ -257,3 +257,30 @@ def test_a_span_open_at_the_end_of_a_sliced_trace_still_ends(trace: Trace) -> No
     manager = one(spans, "invoke_agent manager")
     assert "handoff_sim.seq.end" not in manager.attributes
     assert "handoff_sim.status" not in manager.attributes
+
+
+def test_attribute_names_are_those_of_the_semantic_conventions_package() -> None:
+    semconv = pytest.importorskip(
+        "opentelemetry.semconv._incubating.attributes.gen_ai_attributes",
+        reason="opentelemetry-semantic-conventions (installed with the SDK) is missing",
+    )
+    from opentelemetry.semconv.attributes import error_attributes
+
+    from handoff_sim._otlp import _names
+
+    pairs = {
+        _names.GEN_AI_OPERATION: semconv.GEN_AI_OPERATION_NAME,
+        _names.GEN_AI_PROVIDER: semconv.GEN_AI_PROVIDER_NAME,
+        _names.GEN_AI_AGENT_NAME: semconv.GEN_AI_AGENT_NAME,
+        _names.GEN_AI_AGENT_ID: semconv.GEN_AI_AGENT_ID,
+        _names.GEN_AI_CONVERSATION_ID: semconv.GEN_AI_CONVERSATION_ID,
+        _names.GEN_AI_TOOL_NAME: semconv.GEN_AI_TOOL_NAME,
+        _names.GEN_AI_TOOL_CALL_ID: semconv.GEN_AI_TOOL_CALL_ID,
+        _names.GEN_AI_TOOL_TYPE: semconv.GEN_AI_TOOL_TYPE,
+        _names.GEN_AI_TOOL_ARGUMENTS: semconv.GEN_AI_TOOL_CALL_ARGUMENTS,
+        _names.GEN_AI_TOOL_RESULT: semconv.GEN_AI_TOOL_CALL_RESULT,
+        _names.ERROR_TYPE: error_attributes.ERROR_TYPE,
+    }
+    assert list(pairs) == list(pairs.values())
+    operations = semconv.GenAiOperationNameValues
+    assert {"invoke_agent", "execute_tool", "chat"} <= {op.value for op in operations}

@@ -13,7 +13,7 @@ from tests.otel._support import NEEDS_OTEL, NESTED_PARALLEL
 
 pytest.importorskip("opentelemetry.sdk", reason=NEEDS_OTEL)
 
-from handoff_sim.otel import encode_traces, read_otlp, write_otlp_json
+from handoff_sim.otel import OtlpFormatError, encode_traces, read_otlp, write_otlp_json
 
 BUNDLED = Path(__file__).resolve().parents[2] / "scenarios"
 SCENARIOS = load_path(BUNDLED)
@@ -75,3 +75,21 @@ def test_unnamed_identical_traces_stay_apart() -> None:
     ids = [t.trace_id for t in read_otlp(encode_traces([trace, trace]))]
     assert len(ids) == 2
     assert ids[0] != ids[1]
+
+
+def test_a_wrong_value_in_our_own_attributes_names_the_attribute() -> None:
+    data = encode_traces({"n": run_scenario(NESTED_PARALLEL).trace})
+    spans = data["resourceSpans"][0]["scopeSpans"][0]["spans"]
+    index, span = next(
+        (i, s) for i, s in enumerate(spans) if s["name"] == "execute_tool delegate_secret"
+    )
+    for attribute in span["attributes"]:
+        if attribute["key"] == "handoff_sim.handoff.status":
+            attribute["value"] = {"stringValue": "maybe"}
+    with pytest.raises(OtlpFormatError) as caught:
+        Trace.from_otlp(data)
+    assert str(caught.value) == (
+        f"<dict>: resourceSpans[0].scopeSpans[0].spans[{index}]"
+        ".attributes[handoff_sim.handoff.status]: 'maybe' is not one of completed, failed, "
+        "denied, fallback, unavailable, cancelled"
+    )
