@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from handoff_sim._limits import MAX_NESTING
 from handoff_sim._otlp import _genai as genai
 from handoff_sim._otlp._names import (
     ATTEMPT,
@@ -28,7 +29,7 @@ from handoff_sim._otlp._names import (
     SEQ_START,
 )
 from handoff_sim._otlp._ours import OurFields
-from handoff_sim._otlp._parse import RawEvent, RawSpan
+from handoff_sim._otlp._parse import OtlpFormatError, RawEvent, RawSpan
 from handoff_sim._otlp._tree import Role, SpanTree, role_of
 from handoff_sim.events import EVENT_TYPES, Event
 
@@ -125,6 +126,7 @@ class _Mapper:
     def enter(self, span: RawSpan, ctx: _Ctx) -> tuple[_Ctx, Callable[[], None] | None]:
         role = role_of(span)
         if "handoff_sim.run_id" in span.attributes and role is not None:
+            self.bound(span.attributes.get("handoff_sim.depth"), span)
             return ctx, self.ours(span, role, ctx)
         if role == "run":
             return self.foreign_run(span, ctx)
@@ -140,6 +142,15 @@ class _Mapper:
         else:
             self.unmapped.append((span, _why_unmapped(span)))
         return ctx, None
+
+    def bound(self, depth: object, span: RawSpan) -> None:
+        """Refuse agent runs nested deeper than the runtime itself ever nests them."""
+        if isinstance(depth, int) and depth > MAX_NESTING:
+            raise OtlpFormatError(
+                self.label,
+                span.where,
+                f"agent runs nested deeper than {MAX_NESTING} levels (the runtime's bound)",
+            )
 
     def point(
         self, kind: str, raw_ns: int, ctx_ns: int, seq: object, fields: dict[str, Any]
@@ -193,6 +204,7 @@ class _Mapper:
         handoff = ctx.handoff
         parent = ctx.run
         depth = handoff.depth if handoff else (parent.depth + 1 if parent else 0)
+        self.bound(depth, span)
         session = genai.text(span.attributes.get(GEN_AI_CONVERSATION_ID)) or ""
         run = _Run(
             f"run-{self.runs}",

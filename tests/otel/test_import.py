@@ -273,3 +273,20 @@ def test_bytes_that_are_not_utf8_name_the_line(tmp_path: Path) -> None:
     path.write_bytes(b'{"resourceSpans": []}\n{"x": "\xff"}\n')
     with pytest.raises(OtlpFormatError, match=r"line 2: not valid UTF-8"):
         Trace.from_otlp(path)
+
+
+def test_agent_runs_nested_deeper_than_the_runtime_ever_nests_are_refused() -> None:
+    spans: list[dict[str, Any]] = []
+    parent = None
+    for depth in range(205):
+        run, tool = f"{2 * depth + 1:016x}", f"{2 * depth + 2:016x}"
+        spans.append(
+            {"traceId": "1" * 32, "spanId": run, "name": "invoke_agent a", "attributes": []}
+            | ({"parentSpanId": parent} if parent else {})
+        )
+        spans.append(
+            {"traceId": "1" * 32, "spanId": tool, "parentSpanId": run, "name": "execute_tool t"}
+        )
+        parent = tool
+    with pytest.raises(OtlpFormatError, match=r"spans\[402\]: agent runs nested deeper than 200"):
+        Trace.from_otlp({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]})
