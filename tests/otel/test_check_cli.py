@@ -130,6 +130,25 @@ def test_a_file_without_spans_exits_5(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "holds no span, nothing to check" in capsys.readouterr().err
 
 
+def test_trace_id_picks_one_trace_of_several(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data: dict[str, Any] = json.loads(ADK.read_text(encoding="utf-8"))
+    copied = json.loads(json.dumps(data["resourceSpans"][0]))
+    for span in copied["scopeSpans"][0]["spans"]:
+        span["traceId"] = "2" * 32
+    data["resourceSpans"].append(copied)
+    path = write(tmp_path, "two.json", json.dumps(data))
+    assert main(["check", "-q", str(path)]) == 0
+    assert "== 2 passed, 0 failed ==" in capsys.readouterr().out
+    assert main(["check", str(path), "--trace-id", "2" * 32]) == 0
+    out = capsys.readouterr().out
+    assert f"PASS {path}::{'2' * 32}" in out
+    assert "== 1 passed, 0 failed ==" in out
+    assert main(["check", str(path), "--trace-id", "nope"]) == 2
+    assert f"{path}: no trace 'nope'" in capsys.readouterr().err
+
+
 def test_check_help_names_the_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--help"]) == 0
     out = capsys.readouterr().out
