@@ -2,7 +2,7 @@
 
 Nothing here is global: a top-level run (or a Simulation) installs an
 environment; every agent run, sub-agents included, installs its own frame, and
-asyncio copies both into every task it spawns (S11).
+asyncio copies both into every task it spawns, so depth counts right in parallel and nested runs.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ class RunEnvironment:
         return f"run-{self._runs}"
 
     def new_id(self, prefix: str) -> str:
-        """A seeded id like ``session-1f2e3d4c5b6a``: deterministic for a seed (R6)."""
+        """A seeded id like ``session-1f2e3d4c5b6a``: deterministic for a seed."""
         return f"{prefix}-{self.rng.getrandbits(48):012x}"
 
     def emit(self, cls: type[Event], frame: Frame, depth: int | None = None, **fields: Any) -> None:

@@ -1,4 +1,4 @@
-"""Register ``st.from_type(HandoffPolicy)`` with hypothesis (T6), whichever loads first.
+"""Register ``st.from_type(HandoffPolicy)`` with hypothesis, whichever loads first.
 
 The hypothesis entry point (``pytest_handoff._hypothesis``, outside this package so
 that it never imports the runtime) calls :func:`register_policy_strategy` when the

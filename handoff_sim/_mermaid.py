@@ -1,4 +1,4 @@
-"""Mermaid sequence-diagram export of a trace's handoffs (E5)."""
+"""Mermaid sequence-diagram export of a trace's handoffs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The ReAct loop as a small step function over explicit state (R4)."""
+"""The ReAct loop as a small step function over explicit state."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
 """Run one turn's tool calls: validate, execute (in order or fork-join), collect in call order.
 
-Covers R3 (bad calls become error results) and R5 (parallel calls, sibling cancellation).
+A bad call (unknown tool, arguments that are not JSON or do not fit the schema) becomes an
+error result the model sees; parallel calls join before the next model call, and one that
+raises in a FAIL mode cancels its siblings.
 """
 
 from __future__ import annotations
@@ -173,7 +175,8 @@ async def _cancel_in_order(tasks: list[asyncio.Task[Message]]) -> None:
     """Cancel what is still running, in call order, and wait for every task to finish.
 
     Cancelling in call order (not in a set's order, as TaskGroup does) keeps the
-    cancelled siblings' end events in a deterministic order (E6).
+    cancelled siblings' end events in a deterministic order: traces are byte-identical
+    across runs.
     """
     for task in tasks:
         if not task.done():

@@ -1,4 +1,4 @@
-"""``Agent``: a model, its tools and sub-agents, and the entry points of a run (R4)."""
+"""``Agent``: a model, its tools and sub-agents, and the entry points of a run."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class Agent:
 
     ``tool_executor`` replaces the primary executor (default: serves ``tools``);
     it must raise :class:`UnknownToolError` for names it does not serve. Sub-agent
-    calls never reach it, except as a fallback (S1, S9).
+    calls never reach it, except as a fallback.
     """
 
     def __init__(
@@ -114,7 +114,7 @@ class Agent:
         return f"Agent(name={self.name!r})"
 
     def _check_names(self) -> tuple[ToolSpec, ...]:
-        """Plain tools, then sub-agent tools, in definition order; no name twice (S1, S2, F1)."""
+        """Plain tools, then sub-agent tools, in definition order; no name twice."""
         for plain in self.tools:
             if plain.name.startswith(SUBAGENT_PREFIX):
                 raise ReservedPrefixError(plain.name)

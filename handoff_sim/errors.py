@@ -79,7 +79,7 @@ class DuplicateToolNameError(ConfigurationError):
 
 
 class ReservedPrefixError(ConfigurationError):
-    """A plain tool uses the ``subagent_`` prefix reserved for sub-agents (F1)."""
+    """A plain tool uses the ``subagent_`` prefix reserved for sub-agents."""
 
     def __init__(self, name: str) -> None:
         super().__init__(
@@ -111,7 +111,7 @@ class BudgetExceededError(RunError):
 
 
 class HandoffDeniedError(RunError):
-    """A handoff was refused by policy and the policy says FAIL (S8, S9)."""
+    """A handoff was refused by policy and the policy says FAIL."""
 
     def __init__(self, tool: str, reason: str, *, depth: int | None = None) -> None:
         super().__init__(f"handoff denied for subagent tool {tool}: {reason}")
@@ -121,7 +121,7 @@ class HandoffDeniedError(RunError):
 
 
 class MaxStepsExceededError(RunError):
-    """An agent asked its model more than ``max_steps`` times in one run (R4)."""
+    """An agent asked its model more than ``max_steps`` times in one run."""
 
     def __init__(self, agent: str, max_steps: int) -> None:
         super().__init__(f"agent {agent!r} exceeded max_steps={max_steps}")
@@ -146,7 +146,7 @@ class ScriptError(HandoffSimError):
 
 
 class ScriptExhaustedError(ScriptError):
-    """The model was called more times than its script has steps (M1)."""
+    """The model was called more times than its script has steps."""
 
     def __init__(self, agent: str, step: int, length: int) -> None:
         super().__init__(
@@ -189,7 +189,7 @@ class SessionStoreError(HandoffSimError):
 
 
 class HandoffTimeoutError(TimeoutError):
-    """One handoff attempt ran past the policy's per-attempt timeout (S8)."""
+    """One handoff attempt ran past the policy's per-attempt timeout."""
 
     def __init__(self, tool: str, timeout: float) -> None:
         ms = timeout * 1000

@@ -1,4 +1,4 @@
-"""Typed events: every observable step of a run emits one (E1, E2).
+"""Typed events: every observable step of a run emits one.
 
 Each event carries ``seq`` (run-wide counter), ``t`` (seconds since the run
 environment started; virtual under simulation), ``type``, ``agent``, ``depth``
@@ -9,16 +9,21 @@ dataclasses because a run builds thousands of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypedDict, get_args
 
 __all__ = [
+    "DENIAL_REASONS",
     "EVENT_TYPES",
     "AttemptOutcome",
+    "DenialReason",
     "Event",
+    "EventStamp",
     "EventType",
+    "FailureReason",
     "HandoffAttemptEndEvent",
     "HandoffAttemptStartEvent",
     "HandoffEndEvent",
+    "HandoffFields",
     "HandoffReason",
     "HandoffStartEvent",
     "HandoffStatus",
@@ -26,14 +31,24 @@ __all__ = [
     "ModelResponseEvent",
     "RunEndEvent",
     "RunStartEvent",
+    "RunStatus",
     "ToolEndEvent",
     "ToolStartEvent",
+    "ToolStatus",
     "event_from_dict",
 ]
 
 HandoffStatus = Literal["completed", "failed", "denied", "fallback", "unavailable", "cancelled"]
-HandoffReason = Literal["not_allowed", "denied_tool", "max_depth", "timeout", "error"]
+DenialReason = Literal["not_allowed", "denied_tool", "max_depth"]
+"""Why admission refused a handoff: it then ends with no attempt."""
+FailureReason = Literal["timeout", "error"]
+"""Why a handoff that ran its attempts failed."""
+HandoffReason = Literal[DenialReason, FailureReason]
+DENIAL_REASONS: tuple[DenialReason, ...] = get_args(DenialReason)
+"""The denial reasons, in one place for the invariants and the assertions."""
 AttemptOutcome = Literal["ok", "timeout", "error", "cancelled"]
+RunStatus = Literal["completed", "failed", "cancelled"]
+ToolStatus = Literal["ok", "error", "cancelled"]
 EventType = Literal[
     "run_start",
     "run_end",
@@ -46,6 +61,32 @@ EventType = Literal[
     "handoff_attempt_end",
     "handoff_end",
 ]
+
+
+class EventStamp(TypedDict):
+    """The fields every event shares, filled in by the run environment as it emits one.
+
+    Built as ``SomeEvent(**fields_of_the_type, **env.stamp(frame))``: mypy checks the
+    type's own fields and the stamp's against the event's constructor.
+    """
+
+    seq: int
+    t: float
+    agent: str
+    depth: int
+    run_id: str
+
+
+class HandoffFields(TypedDict):
+    """The fields ``handoff_start`` and ``handoff_end`` share: which handoff this is."""
+
+    handoff_id: str
+    parent_handoff_id: str | None
+    call_id: str
+    tool: str
+    subagent: str
+    session_mode: str
+    session_id: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,7 +125,7 @@ class RunEndEvent(Event):
     """An agent run finished: ``status`` is completed, failed or cancelled."""
 
     type: ClassVar[str] = "run_end"
-    status: Literal["completed", "failed", "cancelled"]
+    status: RunStatus
     output: str | None
     steps: int
     error: str | None = None
@@ -127,13 +168,13 @@ class ToolEndEvent(Event):
     type: ClassVar[str] = "tool_end"
     call_id: str
     tool: str
-    status: Literal["ok", "error", "cancelled"]
+    status: ToolStatus
     output: str | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HandoffStartEvent(Event):
-    """A handoff began; emitted before any policy check (S7)."""
+    """A handoff began; emitted before any policy check."""
 
     type: ClassVar[str] = "handoff_start"
     handoff_id: str
@@ -172,7 +213,7 @@ class HandoffAttemptEndEvent(Event):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HandoffEndEvent(Event):
-    """A handoff ended; exactly one per ``handoff_start`` (E3)."""
+    """A handoff ended; exactly one per ``handoff_start``."""
 
     type: ClassVar[str] = "handoff_end"
     handoff_id: str

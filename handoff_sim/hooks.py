@@ -1,4 +1,4 @@
-"""The runtime's pluggy hooks: observers of a run register implementations (E4).
+"""The runtime's pluggy hooks: observers of a run register implementations.
 
 An observer is any object with methods marked ``@hookimpl``::
 

@@ -1,4 +1,4 @@
-"""Invariants every run must keep, checked over its trace (SPEC §11, E3, S7, V3, R5).
+"""Invariants every run must keep, checked over its trace: balance, bounds, timeouts, call order.
 
 Downstream projects call these on their own runs::
 
@@ -194,7 +194,7 @@ class _Checker:
             self.turns[e.run_id] = _Turn(e.step, list(e.tool_calls))
 
     def _check_barrier(self, run_id: str, event: Event) -> None:
-        """Fork-join (R5): every call of the previous turn ended before the run goes on."""
+        """Fork-join: every call of the previous turn ended before the run goes on."""
         turn = self.turns.pop(run_id, None)
         if turn is None:
             return
@@ -425,7 +425,7 @@ def check_invariants(
 
 
 def check_messages(messages: Sequence[Message]) -> list[Violation]:
-    """Tool results follow each assistant turn in the model's call order (R5)."""
+    """Tool results follow each assistant turn in the model's call order."""
     violations: list[Violation] = []
     for index, message in enumerate(messages):
         if message.role != "assistant" or not message.tool_calls:
@@ -446,7 +446,7 @@ def check_messages(messages: Sequence[Message]) -> list[Violation]:
 
 
 def check_determinism(run: Callable[[], Trace], *, times: int = 2) -> list[Violation]:
-    """Run ``run`` (a fresh, seeded run each call) ``times`` times; the traces must match (E6)."""
+    """Run ``run`` (a fresh, seeded run each call) ``times`` times; the traces must be equal."""
     first = run().to_jsonl().splitlines()
     for _ in range(times - 1):
         again = run().to_jsonl().splitlines()

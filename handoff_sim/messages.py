@@ -27,7 +27,7 @@ Role = Literal["system", "user", "assistant", "tool"]
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """One tool call from a model: ``arguments`` is the raw JSON text, as on the wire (R1)."""
+    """One tool call from a model: ``arguments`` is the raw JSON text, as on the wire."""
 
     id: str
     name: str
@@ -90,7 +90,7 @@ class ToolSpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelRequest:
-    """Everything a model client receives for one completion (R1)."""
+    """Everything a model client receives for one completion."""
 
     agent: str
     model: str
@@ -115,7 +115,7 @@ class ModelRequest:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelResponse:
-    """A model's answer: optional text and any number of tool calls (R1)."""
+    """A model's answer: optional text and any number of tool calls."""
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()

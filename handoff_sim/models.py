@@ -1,4 +1,4 @@
-"""The model client protocol: the one seam between the runtime and any LLM (R1)."""
+"""The model client protocol: the one seam between the runtime and any LLM."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hypothesis strategies for handoff configurations (T6): names, policies, scripts, scenarios.
+"""Hypothesis strategies for handoff configurations: names, policies, scripts, scenarios.
 
 Every function returns a strategy, so you can pass parameters and pay nothing
 at import time::
@@ -58,7 +58,7 @@ COLLIDING_NAMES: tuple[str, ...] = (
     "Résumé Writer",
     "r sum writer",
 )
-"""Sub-agent names whose generated tool names collide in groups (S2)."""
+"""Sub-agent names whose generated tool names collide in groups."""
 
 _FAILURE_ACTIONS = ("fail", "fallback_to_primary", "report_to_model")
 _TIMEOUTS: tuple[float | str, ...] = (0.05, 0.25, 1.0, 2.5, "500ms", "3s")
@@ -88,7 +88,7 @@ _AGENT_NAMES = (
 _EXPLICIT = ("delegate_review", "Delegate-Work", "t1", "x" * 64)
 _BAD_EXPLICIT = ("bad name", "y" * 65)
 _PLAIN_TOOLS = ("lookup", "search", "flaky")
-_RESERVED_TOOL = ("subagent_plain",)  # construction must refuse it (F1)
+_RESERVED_TOOL = ("subagent_plain",)  # construction must refuse it: the prefix is reserved
 _BOOLEANS = st.booleans()
 _ONE_IN_FOUR = st.integers(0, 3).map(lambda n: n == 0)
 _MAX_STEPS = st.integers(2, 8)
@@ -159,7 +159,7 @@ def _policy_dicts(pool: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def policies(*, tools: Sequence[str] = ()) -> st.SearchStrategy[HandoffPolicy]:
-    """Valid :class:`HandoffPolicy` values, input filters included (S6)."""
+    """Valid :class:`HandoffPolicy` values, input filters included."""
     return policy_dicts(tools=tools).map(policy_from_dict)
 
 
@@ -228,7 +228,7 @@ def _final_step() -> st.SearchStrategy[dict[str, Any] | str]:
 def scripts(
     *, tools: Sequence[str] = (), max_runs: int = 3, max_tool_turns: int = 2
 ) -> st.SearchStrategy[list[dict[str, Any] | str]]:
-    """Script steps for one agent: per run, a few tool-call turns then a final answer (M1)."""
+    """Script steps for one agent: per run, a few tool-call turns then a final answer."""
     return _scripts(tuple(tools), max_runs, max_tool_turns)
 
 

@@ -1,4 +1,4 @@
-"""Plain tools, the ``@tool`` decorator and the default (primary) tool executor (R2, R3)."""
+"""Plain tools, the ``@tool`` decorator and the default (primary) tool executor."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def tool(
     name: str | None = None,
     description: str | None = None,
 ) -> Tool | Callable[[ToolFunction], Tool]:
-    """Make a :class:`Tool` from a function; its JSON schema comes from the type hints (R2).
+    """Make a :class:`Tool` from a function; its JSON schema comes from the type hints.
 
     The description defaults to the first paragraph of the docstring.
     """
@@ -236,7 +236,7 @@ def parse_arguments(call: ToolCall) -> dict[str, Any]:
 
 
 def format_tool_error(exc: BaseException) -> str:
-    """The text a model sees for a failing tool: ``Error: <type>: <message>`` (R2).
+    """The text a model sees for a failing tool: ``Error: <type>: <message>``.
 
     It never raises: an exception whose ``__str__`` fails is shown by its type name
     and a note that its message was unavailable.

@@ -1,4 +1,4 @@
-"""``Trace``: the events of a run, with queries, a handoff tree and stable text forms (E5, E6)."""
+"""``Trace``: the events of a run, with queries, a handoff tree and stable text forms."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ __all__ = ["HandoffNode", "HandoffRecord", "Trace"]
 
 @dataclass(frozen=True, slots=True)
 class HandoffRecord:
-    """One handoff as its ``handoff_end`` described it, plus where it began (E2)."""
+    """One handoff as its ``handoff_end`` described it, plus where it began."""
 
     handoff_id: str
     parent_handoff_id: str | None
@@ -122,7 +122,7 @@ class Trace(Sequence[Event]):
         ]
 
     def unbalanced(self) -> list[str]:
-        """Handoff ids whose start has no end, or whose end has no start or came twice (E3)."""
+        """Handoff ids whose start has no end, or whose end has no start or came twice."""
         open_ids: dict[tuple[str, str], int] = {}
         problems: list[str] = []
         for event in self._events:
@@ -160,7 +160,7 @@ class Trace(Sequence[Event]):
         return roots
 
     def render(self) -> str:
-        """One line per event, indented by agent depth: stable across runs and machines (E6)."""
+        """One line per event, indented by agent depth: stable across runs and machines."""
         return "\n".join(_render_event(e) for e in self._events) + ("\n" if self._events else "")
 
     def render_tree(self) -> str:

@@ -1,4 +1,4 @@
-"""pytest-handoff: the pytest plugin of handoff-sim (SPEC §10).
+"""pytest-handoff: the pytest plugin of handoff-sim.
 
 ``pytest --handoff-scenarios DIR`` runs scenario files as tests; the fixtures
 and these assertion helpers test delegation in ordinary Python tests. Names

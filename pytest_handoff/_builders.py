@@ -1,4 +1,4 @@
-"""What the fixtures hand out: an agent builder, a model factory, a recorder, a clock (T3).
+"""What the fixtures hand out: an agent builder, a model factory, a recorder, a clock.
 
 Imported lazily by ``fixtures.py``: it pulls in the whole runtime.
 """
@@ -133,7 +133,7 @@ class AgentBuilder:
 
 
 class EventRecorder:
-    """A runtime observer (a pluggy plugin) that keeps every event it sees (E4)."""
+    """A runtime observer (a pluggy plugin) that keeps every event it sees."""
 
     def __init__(self) -> None:
         self.events: list[Event] = []
@@ -161,7 +161,7 @@ class EventRecorder:
 
 
 class VirtualClock:
-    """The clock of a ``Simulation``: read it, or let virtual time pass (V1, V2)."""
+    """The clock of a ``Simulation``: read it, or let virtual time pass."""
 
     def __init__(self, simulation: Simulation) -> None:
         self.simulation = simulation
@@ -177,7 +177,7 @@ class VirtualClock:
         return round(self.simulation.now * 1000, 3)
 
     def wall_time(self) -> datetime:
-        """``datetime.now(UTC)`` as code inside the simulation sees it (V2)."""
+        """``datetime.now(UTC)`` as code inside the simulation sees it."""
 
         async def now() -> datetime:
             return datetime.now(UTC)

@@ -24,7 +24,7 @@ __all__ = ["HookObserver", "Outcome", "execute", "wants_snapshot"]
 
 
 class HookObserver:
-    """A runtime observer that hands every event to ``pytest_handoff_event`` (T5)."""
+    """A runtime observer that hands every event to ``pytest_handoff_event``."""
 
     def __init__(self, config: pytest.Config, scenario: LoadedScenario | None) -> None:
         self._call = config.hook.pytest_handoff_event
@@ -81,7 +81,7 @@ class Outcome:
         return self.result.passed and self.snapshot_diff is None
 
     def report(self) -> str:
-        """The text a user sees when the scenario failed: no internal traceback (T2)."""
+        """The text a user sees when the scenario failed: no internal traceback."""
         from handoff_sim.scenarios import render_failure
 
         parts = []

@@ -1,4 +1,4 @@
-"""Hypothesis entry point of handoff-sim (T6): free unless the runtime is loaded.
+"""Hypothesis entry point of handoff-sim: free unless the runtime is loaded.
 
 Hypothesis runs this hook every time it is imported, in every environment where
 handoff-sim is installed. It lives here because ``pytest_handoff`` imports nothing

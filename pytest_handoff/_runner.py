@@ -1,4 +1,4 @@
-"""``ScenarioRunner``: what the ``run_scenario`` fixture hands out (T3)."""
+"""``ScenarioRunner``: what the ``run_scenario`` fixture hands out."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Assertion helpers for handoff behaviour (T4).
+"""Assertion helpers for handoff behaviour.
 
 Each takes what a run left behind — a ``Trace``, or anything with a ``.trace``
 (``RunResult``, ``ScenarioResult``, ``Simulation``) — or, for the construction
@@ -57,7 +57,7 @@ def assert_denied(
     """Assert a handoff (via ``tool``) was refused by admission, optionally for ``reason``.
 
     A denial ends with ``attempts=0`` and a reason of ``not_allowed``, ``denied_tool``
-    or ``max_depth`` (S7, S8); its status is ``denied``, or ``fallback``/``unavailable``
+    or ``max_depth``; its status is ``denied``, or ``fallback``/``unavailable``
     under ``FALLBACK_TO_PRIMARY``. Returns the denied handoff's record.
     """
     __tracebackhide__ = True
@@ -87,7 +87,7 @@ def assert_depth_exceeded(
     depth: int | None = None,
     max_depth: int | None = None,
 ) -> HandoffRecord:
-    """Assert a handoff was denied because its depth exceeded ``max_depth`` (S7, S11).
+    """Assert a handoff was denied because its depth exceeded ``max_depth``.
 
     ``depth`` checks the depth the denied handoff would have had; ``max_depth`` the
     limit its message names (``handoff depth <d> exceeds max_depth <m>``).
@@ -167,7 +167,7 @@ def _ms(value: float) -> str:
 def assert_timeout_per_attempt(
     source: object, tool: str, timeout: float | str, *, handoff_id: str | None = None
 ) -> list[HandoffAttemptEndEvent]:
-    """Assert attempts via ``tool`` were each bounded by ``timeout`` on its own (S7, V3).
+    """Assert attempts via ``tool`` were each bounded by ``timeout`` on its own.
 
     At least one attempt must have timed out; every timed-out attempt lasted exactly
     ``timeout`` (seconds, or a string like ``"5s"``) and no attempt ran longer.
@@ -223,7 +223,7 @@ def assert_fallback_unavailable(
     why: str | None = None,
     handoff_id: str | None = None,
 ) -> HandoffRecord:
-    """Assert a fallback found no primary tool: status ``unavailable`` and a result (S10).
+    """Assert a fallback found no primary tool: status ``unavailable`` and a result.
 
     The tool result the model saw must begin ``handoff unavailable:`` and name the
     tool; ``why`` (``"denied"`` or ``"failed"``) checks which path led there.
@@ -279,7 +279,7 @@ def _call_text(build: Callable[..., object], args: tuple[Any, ...], kwargs: dict
 def assert_duplicate_tool_names(
     build: Callable[..., object], *args: Any, duplicate: str | None = None, **kwargs: Any
 ) -> DuplicateToolNameError:
-    """Assert ``build(*args, **kwargs)`` raises ``DuplicateToolNameError`` (S2).
+    """Assert ``build(*args, **kwargs)`` raises ``DuplicateToolNameError``.
 
     ``duplicate`` is the tool name expected in the error
     (``duplicate subagent tool name: <name>``, or ``duplicate tool name: <name>`` when
@@ -309,7 +309,7 @@ def assert_duplicate_tool_names(
 def assert_normalized_name(source: str | SubAgent | Agent, expected: str) -> str:
     """Assert the tool name generated for a sub-agent name (or SubAgent, Agent) is ``expected``.
 
-    Checks S2's ``normalize_tool_name``; for a ``SubAgent`` its ``tool_name``.
+    Checks ``normalize_tool_name``; for a ``SubAgent`` its ``tool_name``.
     """
     __tracebackhide__ = True
     from handoff_sim import Agent, SubAgent, normalize_tool_name
@@ -381,7 +381,7 @@ def _attempt_problems(trace: Trace) -> list[str]:
 
 
 def assert_handoffs_balanced(source: object) -> int:
-    """Assert every ``handoff_start`` has exactly one ``handoff_end``, attempts too (E3).
+    """Assert every ``handoff_start`` has exactly one ``handoff_end``, attempts too.
 
     Returns how many handoffs the trace holds.
     """
@@ -429,7 +429,7 @@ def _pick(trace: Trace, selectors: Sequence[str]) -> list[HandoffRecord]:
 def assert_ran_in_parallel(source: object, *selectors: str) -> list[HandoffRecord]:
     """Assert the handoffs (all, or those via the given tools / with the given ids) overlapped.
 
-    They overlap when each one started before any of them ended (R5): then none
+    They overlap when each one started before any of them ended: then none
     waited for another. Returns the handoffs checked.
     """
     __tracebackhide__ = True

@@ -1,4 +1,4 @@
-"""The plugin's fixtures (T3). Each imports the runtime only when a test asks for it.
+"""The plugin's fixtures. Each imports the runtime only when a test asks for it.
 
 * ``scripted_model`` — a factory of strict ``ScriptedModel``s;
 * ``agent_builder`` (alias ``handoff_agent``) — agents with scripted models in a line;

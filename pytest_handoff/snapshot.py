@@ -1,4 +1,4 @@
-"""``TraceSnapshotExtension``: one readable text trace per test, for syrupy (Y2, T3).
+"""``TraceSnapshotExtension``: one readable text trace per test, for syrupy.
 
 A snapshot file holds ``Trace.render()``: one event a line, virtual times in ms,
 indented by depth — a pull-request diff shows exactly which event changed.

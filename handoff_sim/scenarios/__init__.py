@@ -1,4 +1,4 @@
-"""Declarative scenario files (YAML): load, validate with file:line errors, run, check (Y1–Y4).
+"""Declarative scenario files (YAML): load, validate with file:line errors, run, check.
 
     from handoff_sim.scenarios import load_path, run_scenario, render_failure
 

@@ -1,4 +1,4 @@
-"""Scenario errors: a malformed file lists every problem as ``path:line:col: field: message`` (Y4).
+"""Scenario errors: a malformed file lists every problem as ``path:line:col: field: message``.
 
 HandoffSimError
 └── ScenarioError                 a scenario cannot be loaded or run as written

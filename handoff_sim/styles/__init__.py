@@ -1,7 +1,9 @@
-"""Delegation styles beyond the AI4J default, as options of the same runtime (SPEC §5).
+"""Delegation styles beyond the AI4J default, as options of the same runtime.
 
-``handoff_sim.styles.flink``: sub-agents as ``subagent_<name>`` callables (F1–F4).
-``handoff_sim.styles.sophi``: one ``delegate_to_subagent`` dispatcher (K1–K6).
+``handoff_sim.styles.flink``: sub-agents as ``subagent_<name>`` callables with declared input
+schemas and results normalised to JSON.
+``handoff_sim.styles.sophi``: one ``delegate_to_subagent`` dispatcher over agent types,
+with least privilege, closed recursion, risk tiers and session lineage.
 Both mount through :class:`~handoff_sim.SubAgent`, so policy, events and depth
 are shared, and the styles mix freely in one tree.
 """

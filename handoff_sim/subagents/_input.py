@@ -1,4 +1,4 @@
-"""Turn a delegation call's raw arguments into the sub-agent's input text (S4)."""
+"""Turn a delegation call's raw arguments into the sub-agent's input text."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def resolve_input(arguments: str | None) -> str:
 
 
 def envelope(subagent: str, tool_name: str, output: str | None, steps: int) -> str:
-    """The compact JSON result the parent sees (S5); ``output`` is left out when None."""
+    """The compact JSON result the parent sees; ``output`` is left out when None."""
     data: dict[str, Any] = {"subagent": subagent, "toolName": tool_name}
     if output is not None:
         data["output"] = output

@@ -1,4 +1,4 @@
-"""Tool names for sub-agents: the generated default and the explicit-name check (S2)."""
+"""Tool names for sub-agents: the generated default and the explicit-name check."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``SubAgent``: mount an agent as one tool of its parent (S1–S3)."""
+"""``SubAgent``: mount an agent as one tool of its parent: tool name, description, parameters."""
 
 from __future__ import annotations
 
@@ -51,7 +51,7 @@ class SubAgent:
     one is trimmed and must match ``^[A-Za-z0-9_-]{1,64}$``. A blank description
     becomes ``Delegate a specialized task to subagent <name>``.
     ``session_scope="parent_session"`` keeps one reused session per parent session
-    instead of one for the parent agent's lifetime (S13).
+    instead of one for the parent agent's lifetime.
     """
 
     __slots__ = ("agent", "description", "name", "session_mode", "session_scope", "tool_name")
@@ -105,7 +105,7 @@ class SubAgent:
 
     @property
     def spec(self) -> ToolSpec:
-        """The tool the parent's model sees: ``{task, context}`` parameters (S3)."""
+        """The tool the parent's model sees: ``{task, context}`` parameters."""
         return ToolSpec(self.tool_name, self.description, DELEGATION_SCHEMA)
 
     # The members below are the seams other delegation styles override
@@ -113,7 +113,7 @@ class SubAgent:
 
     @property
     def offered(self) -> bool:
-        """Whether the parent's model is offered this tool at all (Flink F3 can say no)."""
+        """Whether the parent's model is offered this tool at all (a Flink sub-agent may not be)."""
         return True
 
     async def refuse(self, call: ToolCall, depth: int) -> Refusal | None:
@@ -121,7 +121,7 @@ class SubAgent:
         return None
 
     def new_session(self, call: ToolCall, parent: Session, session_id: str) -> Session:
-        """The fresh session a NEW_SESSION handoff from ``parent`` runs in (S13)."""
+        """The fresh session a NEW_SESSION handoff from ``parent`` runs in."""
         return Session(
             id=session_id,
             parent_session_id=parent.id,
@@ -134,19 +134,19 @@ class SubAgent:
         return self.name
 
     def target(self, call: ToolCall) -> tuple[Agent, str]:
-        """The agent a call reaches and the input text it gets (S4)."""
+        """The agent a call reaches and the input text it gets."""
         return self.agent, resolve_input(call.arguments)
 
     def result(self, call: ToolCall, output: str | None, steps: int) -> str:
-        """The tool result the parent sees after success: the JSON envelope (S5)."""
+        """The tool result the parent sees after success: the JSON envelope."""
         return envelope(self.name, call.name, output, steps)
 
     def denied(self, call: ToolCall, message: str) -> str:
-        """The tool result of a denial under ``FailureAction.REPORT_TO_MODEL`` (S9)."""
+        """The tool result of a denial under ``FailureAction.REPORT_TO_MODEL``."""
         return f"handoff denied for subagent tool {call.name}: {message}"
 
     def failure(self, call: ToolCall, error: BaseException) -> str:
-        """The tool result the parent sees when every attempt failed (S9)."""
+        """The tool result the parent sees when every attempt failed."""
         from handoff_sim.tools import format_tool_error
 
         return format_tool_error(error)

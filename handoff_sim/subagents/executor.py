@@ -1,4 +1,4 @@
-"""The handoff executor: wraps the primary executor and governs sub-agent calls (S7–S13).
+"""The handoff executor: wraps the primary executor and governs sub-agent calls.
 
 It intercepts only sub-agent tool names; every other call goes to the primary
 executor, which never learns the sub-agent names.
@@ -101,7 +101,7 @@ class _Handoff:
         output: str | None = None,
         error: str | None = None,
     ) -> None:
-        """Emit the one ``handoff_end`` of this handoff (E3); later calls do nothing."""
+        """Emit the one ``handoff_end`` of this handoff; later calls do nothing."""
         if self.ended:
             return
         self.ended = True
@@ -315,7 +315,7 @@ class HandoffExecutor:
         )
 
     async def _attempt(self, h: _Handoff, call: ToolCall) -> tuple[str | None, int]:
-        """One attempt, bounded by the per-attempt timeout and really cancelled by it (S12)."""
+        """One attempt, bounded by the per-attempt timeout and really cancelled by it."""
         timeout = self.policy.timeout
         if timeout is None:
             return await self._run_child(h, call)
@@ -366,7 +366,7 @@ class HandoffExecutor:
     async def _fallback(
         self, h: _Handoff, why: str, reason: HandoffReason, message: str, attempts: int
     ) -> str | ToolOutput:
-        """Hand the original, unfiltered call to the primary executor (S9, S10)."""
+        """Hand the original, unfiltered call to the primary executor, or say why none serves it."""
         try:
             result = await call_executor(self.primary, h.call)
         except UnknownToolError as exc:

@@ -1,4 +1,4 @@
-"""Script steps: the plain-dict form (as YAML writes it) turned into typed steps (M1)."""
+"""Script steps: the plain-dict form (as YAML writes it) turned into typed steps."""
 
 from __future__ import annotations
 

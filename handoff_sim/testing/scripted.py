@@ -1,4 +1,4 @@
-"""``ScriptedModel`` and ``FunctionModel``: strict, offline fake model clients (M1, M2)."""
+"""``ScriptedModel`` and ``FunctionModel``: strict, offline fake model clients."""
 
 from __future__ import annotations
 

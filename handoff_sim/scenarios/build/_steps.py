@@ -1,7 +1,7 @@
-"""Script-step checks beyond ScriptedModel's own: offered tools, descriptions, messages (M1).
+"""Script-step checks beyond ScriptedModel's own: offered tools, descriptions, messages.
 
-They show what a model is told — the Flink marker (F2), a declared schema (F3),
-the dispatcher's type list (K1), a sub-agent's scoped tools (K2, K3) — and fail
+They show what a model is told — the Flink description marker, a declared input schema,
+the dispatcher's list of agent types, a sub-agent's scoped tools — and fail
 the run with ``ScriptAssertionError`` naming the agent and step.
 """
 

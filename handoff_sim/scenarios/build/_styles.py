@@ -1,4 +1,4 @@
-"""Build SoPhi-style dispatchers from a scenario: on an agent, or mounted as a sub-agent (K1–K5).
+"""Build SoPhi-style dispatchers from a scenario: on an agent, or mounted as a sub-agent.
 
 The agent's own fake tools are the full registry sub-agents are scoped from;
 each agent type uses its own scripted model if it declares one, else the

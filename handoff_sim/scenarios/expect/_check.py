@@ -1,4 +1,4 @@
-"""Check a scenario run against its expectations; every mismatch points at its line (Y2, T2)."""
+"""Check a scenario run against its expectations; every mismatch points at its line."""
 
 from __future__ import annotations
 

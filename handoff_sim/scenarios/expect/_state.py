@@ -1,4 +1,4 @@
-"""Expectations on what a run left behind: saved sessions (K5, S13) and fake tool runs (K2, K4)."""
+"""Expectations on what a run left behind: saved sessions and how often each fake tool ran."""
 
 from __future__ import annotations
 

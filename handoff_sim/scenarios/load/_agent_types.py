@@ -1,7 +1,7 @@
-"""The agent types of a scenario: declared inline or read from definition files (K1, K6).
+"""The agent types of a scenario: declared inline or read from Markdown definition files.
 
 Runs at load time, so a malformed definition file, an undefined type or a type
-defined twice is reported at the line of the key that names it (Y4).
+defined twice is reported at the line of the key that names it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Load-time checks of the style keys: Flink mounts, dispatchers, confirmations, tool runs (Y4)."""
+"""Load-time checks of the style keys: Flink mounts, dispatchers, confirmations, tool runs."""
 
 from __future__ import annotations
 

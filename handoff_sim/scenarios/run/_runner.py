@@ -1,4 +1,4 @@
-"""``run_scenario``: run one scenario, check its expectations, and report readably (T2)."""
+"""``run_scenario``: run one scenario, check its expectations, and report readably."""
 
 from __future__ import annotations
 

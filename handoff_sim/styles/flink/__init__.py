@@ -1,4 +1,4 @@
-"""Flink-style delegation (F1–F4): sub-agents as ``subagent_<name>`` callables.
+"""Flink-style delegation: sub-agents as ``subagent_<name>`` callables.
 
 Declared input schemas, results normalised to JSON with refusals that name the
 path, and failures reported to the model as ``Sub-agent <callable> execute

@@ -1,4 +1,4 @@
-"""Flink-style result normalisation: any sub-agent result as JSON-generic values (F4).
+"""Flink-style result normalisation: any sub-agent result as JSON-generic values.
 
 A result travels in a tool message, so whatever JSON cannot express is refused
 with the path where it was found (rooted at ``result``), never dropped or

@@ -1,4 +1,4 @@
-"""Flink-style input schemas: explicit JSON Schema, or derived from a type (F3).
+"""Flink-style input schemas: explicit JSON Schema, or derived from a type.
 
 An explicit schema always wins and is kept verbatim; a blank one is a
 construction error. Otherwise the schema is derived from the input type with

@@ -1,4 +1,4 @@
-"""``FlinkSubAgent``: a sub-agent offered as the callable ``subagent_<name>`` (F1–F4).
+"""``FlinkSubAgent``: a sub-agent offered as the callable ``subagent_<name>``.
 
 It is an ordinary :class:`~handoff_sim.SubAgent` mount with four seams
 overridden: the spec (marker description, declared input schema), the input
@@ -70,20 +70,20 @@ class FlinkSubAgent(SubAgent):
 
     @property
     def offered(self) -> bool:
-        """Only a sub-agent with an object-shaped input schema is offered (F3)."""
+        """Only a sub-agent with an object-shaped input schema is offered."""
         return self.input_schema is not None
 
     @property
     def spec(self) -> ToolSpec:
-        """``subagent_<name>``, the description with the marker, the input schema (F2, F3)."""
+        """``subagent_<name>``, the description with the marker, the input schema."""
         return ToolSpec(self.tool_name, self.description + SUBAGENT_MARKER, self.input_schema or {})
 
     def target(self, call: ToolCall) -> tuple[Agent, str]:
-        """The model's arguments reach the sub-agent unchanged (F3)."""
+        """The model's arguments reach the sub-agent unchanged."""
         return self.agent, call.arguments
 
     def result(self, call: ToolCall, output: str | None, steps: int) -> str:
-        """The normalised result as JSON text; a refusal raises and becomes a failure (F4)."""
+        """The normalised result as JSON text; a refusal raises and becomes a failure."""
         return render_result(normalize_result(self.result_parser(output), self.result_type))
 
     def denied(self, call: ToolCall, message: str) -> str:
@@ -91,7 +91,7 @@ class FlinkSubAgent(SubAgent):
         return f"Sub-agent {call.name} execute failed: handoff denied: {message}"
 
     def failure(self, call: ToolCall, error: BaseException) -> str:
-        """``Sub-agent <callable> execute failed: <reason>`` (F4)."""
+        """``Sub-agent <callable> execute failed: <reason>``."""
         reason = error_text(error)
         if not reason:
             return f"Sub-agent {call.name} execute failed."

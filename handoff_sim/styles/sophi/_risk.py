@@ -1,4 +1,4 @@
-"""Risk tiers of tools: ``SAFE < CAUTION < DESTRUCTIVE`` (K4).
+"""Risk tiers of tools: ``SAFE < CAUTION < DESTRUCTIVE``.
 
 A tool declares its tier in ``Tool.metadata["risk"]``: a tier, its name
 (``"destructive"``), or a callable of the parsed arguments returning one. No
