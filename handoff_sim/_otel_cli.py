@@ -50,8 +50,9 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--expect",
         metavar="PATH",
-        help="scenario file(s) whose expect blocks the trace(s) must meet; a file holding "
-        "several traces is matched to scenarios by name (path::scenario, or the scenario id)",
+        help="a scenario file, a directory of them, or a file holding an expect block alone: "
+        "the expectations the trace(s) must meet; a file holding several traces is matched "
+        "to scenarios by name (path::scenario, or the scenario id)",
     )
     parser.add_argument(
         "--trace-id",

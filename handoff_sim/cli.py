@@ -45,7 +45,8 @@ exit codes:
        stderr: path:line:col: field: message
   5    nothing to do: no scenario file found, or -k matched no scenario
   130  interrupted (Ctrl-C)
-handoff-sim check: 1 when a trace breaks an invariant or its expect block.
+handoff-sim check: 1 when a trace breaks an invariant or its expect block, 5 when
+the file holds no span.
 handoff-sim fuzz has its own exit codes: see handoff-sim fuzz --help.
 """
 
