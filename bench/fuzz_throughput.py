@@ -1,4 +1,4 @@
-"""Fuzzing throughput (SPEC §11): adversarial runs per second on one core.
+"""Fuzzing throughput: adversarial runs per second on one core.
 
 One run = build a two-level tree of agents driven by AdversarialModels (every
 finite behaviour, small fan-out), run it in a fresh virtual-time Simulation, and

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plugin start-up cost: what installing handoff-sim adds to every pytest run (SPEC §11).
+"""Plugin start-up cost: what installing handoff-sim adds to every pytest run.
 
 ``pytest --collect-only -q`` in an empty temporary project, each run a fresh subprocess,
 under three conditions taken in rotating order:

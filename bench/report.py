@@ -2,7 +2,7 @@
 """Render docs/benchmarks.md and docs/benchmarks.svg from the JSON lines in bench/out/.
 
 It reads what ``bench/run_all.sh`` wrote (delegation, virtual_time, plugin_startup,
-scenario_suite), checks the SPEC §11 bars on the figures of that one run, and writes
+scenario_suite), checks the performance bars on the figures of that one run, and writes
 the tables, the exact commands, the machine and the plot.
 
     python bench/report.py [--out bench/out] [--docs docs]
@@ -51,7 +51,7 @@ def verdict(ok: bool | None) -> str:
 def bars(
     d: Sequence[Record], flat: Sequence[Record], vt: Sequence[Record], ps: Sequence[Record]
 ) -> list[list[str]]:
-    """The SPEC §11 bars: (bar, figure, met?) measured in this run."""
+    """The performance bars: (bar, figure, met?) measured in this run."""
     return delegation_bars(d, flat) + other_bars(vt, ps)
 
 
@@ -346,9 +346,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         date=env.get("date", "unknown"),
         peers=env.get("peers", "openai-agents 0.24.0, pydantic-ai 2.62.0"),
         bars="\n".join(
-            _table(
-                ["bar (SPEC §11)", "measured in this run", "verdict"], bars(d, flat, vt, ps + fz)
-            )
+            _table(["bar", "measured in this run", "verdict"], bars(d, flat, vt, ps + fz))
         ),
         delegation="\n".join(delegation_section(d)),
         others="\n".join(other_sections(vt, ps, ss)),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Scenario-suite throughput: items per second of ``pytest --handoff-scenarios`` (T1).
+"""Scenario-suite throughput: items per second of ``pytest --handoff-scenarios``.
 
 Runs pytest in a fresh subprocess from an empty temporary project (so this repo's own
 pytest settings do not apply) on (a) the bundled ``scenarios/`` directory, if it holds

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Virtual-time cost: how many wall milliseconds a long virtual scenario takes (V1, SPEC §11).
+"""Virtual-time cost: how many wall milliseconds a long virtual scenario takes.
 
 ``timeout-30s-x3``: one handoff under ``timeout=30, max_retries=2``; the child's model
 answers only after an hour, so all 3 attempts time out (90 virtual seconds) and the

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # ruff: noqa
 # mypy: ignore-errors
-# Peer-side workload: copied unchanged (except these header comments) from the project's own
-# peer measurements in shared/reference/peer-bench/ (written for handoff-sim; see RESULTS.md).
+# Peer-side workload: copied unchanged (except these header comments) from the peer
+# measurements made for handoff-sim, whose figures set the bars in docs/benchmarks.md.
 """Offline sub-agent delegation benchmark for pydantic-ai.
 
 A parent agent, driven by a scripted ``FunctionModel`` (async function, so no worker

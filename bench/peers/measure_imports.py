@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # ruff: noqa
 # mypy: ignore-errors
-# Peer-side workload: copied unchanged (except these header comments) from the project's own
-# peer measurements in shared/reference/peer-bench/ (written for handoff-sim; see RESULTS.md).
+# Peer-side workload: copied unchanged (except these header comments) from the peer
+# measurements made for handoff-sim, whose figures set the bars in docs/benchmarks.md.
 """Import-time measurement for the peer frameworks.
 
 For each module: median wall time of R fresh `python -c "import MOD"` processes, the same for
