@@ -9,8 +9,9 @@ at import time::
     @given(policy=hs.policies(), scenario=hs.scenarios(max_depth=2))
     def test_my_runtime(policy, scenario): ...
 
-``st.from_type(HandoffPolicy)`` draws from :func:`policies` once the
-``hypothesis`` entry point of this package is installed. Scenario dicts have
+``st.from_type(HandoffPolicy)`` draws from :func:`policies`: importing this module
+registers it, and so does the ``hypothesis`` entry point of this package as soon as
+both hypothesis and ``handoff_sim`` are imported, in either order. Scenario dicts have
 the scenario-file shape (``handoff_sim.scenarios``); adversarial model blocks
 may carry ``max_turns``, ``fan_out`` and ``oversized_bytes`` knobs.
 """
@@ -160,15 +161,7 @@ def _policy_dicts(pool: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
 
 def policies(*, tools: Sequence[str] = ()) -> st.SearchStrategy[HandoffPolicy]:
     """Valid :class:`HandoffPolicy` values, input filters included."""
-    return policy_dicts(tools=tools).map(policy_from_dict)
-
-
-def policy_from_dict(data: dict[str, Any]) -> HandoffPolicy:
-    """The HandoffPolicy a policy block describes (the scenario builder's own conversion)."""
-    from handoff_sim.scenarios.build._agents import build_policy
-    from handoff_sim.scenarios.schema._scenario import PolicySpec
-
-    return build_policy(PolicySpec.model_validate(data))
+    return policy_dicts(tools=tools).map(HandoffPolicy.from_block)
 
 
 def adversarial_specs(
@@ -436,3 +429,6 @@ def agent_trees(
     return scenarios(
         max_depth=max_depth, max_breadth=max_breadth, models=models, collisions=False
     ).map(build_case)
+
+
+st.register_type_strategy(HandoffPolicy, lambda _type: policies())

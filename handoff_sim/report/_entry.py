@@ -118,12 +118,12 @@ def display_path(path: Path | str, base: Path | None) -> str:
 
 
 def _mismatch(mismatch: Mismatch, path: str) -> MismatchView:
-    from handoff_sim.scenarios.expect._check import show
-    from handoff_sim.scenarios.run._runner import _expected_events
+    from handoff_sim.scenarios.expect import show
+    from handoff_sim.scenarios.run import expected_events
 
     where = f"{path}:{mismatch.line}" if mismatch.line else path
     if mismatch.kind == "trace" and isinstance(mismatch.expected, dict):
-        details = [line.strip() for line in _expected_events(mismatch.expected)]
+        details = [line.strip() for line in expected_events(mismatch.expected)]
     else:
         details = [f"expected: {show(mismatch.expected)}", f"actual:   {show(mismatch.actual)}"]
     return MismatchView(
@@ -136,7 +136,7 @@ def _mismatch(mismatch: Mismatch, path: str) -> MismatchView:
 
 def entry_from_result(result: ScenarioResult, *, base: Path | None = None) -> ReportEntry:
     """The entry of a scenario run; ``base`` shortens absolute paths to relative ones."""
-    from handoff_sim.scenarios.expect._check import describe_error
+    from handoff_sim.scenarios.expect import describe_error
 
     scenario = result.scenario
     path = display_path(scenario.path, base)

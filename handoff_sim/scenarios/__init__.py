@@ -11,19 +11,18 @@ The format is documented in docs/scenarios.md; ``scenario_json_schema()`` export
 """
 
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
-from handoff_sim.scenarios.build._agents import ModelFactory
-from handoff_sim.scenarios.expect._check import Mismatch
-from handoff_sim.scenarios.load._loader import (
-    LoadedScenario,
-    load_dict,
-    load_file,
-    load_path,
-    load_text,
+from handoff_sim.scenarios.build import ModelFactory
+from handoff_sim.scenarios.expect import Mismatch
+from handoff_sim.scenarios.load import LoadedScenario, load_dict, load_file, load_path, load_text
+from handoff_sim.scenarios.run import (
+    DefaultRuntime,
+    ScenarioResult,
+    ScenarioRun,
+    ScenarioRuntime,
+    render_failure,
+    run_scenario,
 )
-from handoff_sim.scenarios.run._runner import ScenarioResult, render_failure, run_scenario
-from handoff_sim.scenarios.run._runtime import DefaultRuntime, ScenarioRun, ScenarioRuntime
-from handoff_sim.scenarios.schema._jsonschema import scenario_json_schema
-from handoff_sim.scenarios.schema._scenario import ScenarioSpec
+from handoff_sim.scenarios.schema import ScenarioSpec, scenario_json_schema
 
 __all__ = [
     "DefaultRuntime",

@@ -1,13 +1,26 @@
-"""The handoff policy: admission, retries, per-attempt timeout, fallback."""
+"""The handoff policy: admission, retries, per-attempt timeout, fallback.
+
+:class:`HandoffPolicy` is the one definition of a policy's fields, defaults and bounds;
+the scenario file's policy block is derived from it, and :meth:`HandoffPolicy.from_block`
+reads such a block (with its declarative :class:`InputFilterBlock`) back.
+"""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic.config import JsonDict
 
 from handoff_sim._durations import parse_duration, shown
 from handoff_sim._limits import MAX_RETRIES
@@ -15,7 +28,7 @@ from handoff_sim.errors import PolicyError
 from handoff_sim.events import HandoffReason
 from handoff_sim.messages import ToolCall
 
-__all__ = ["FailureAction", "HandoffPolicy", "InputFilter", "SessionMode"]
+__all__ = ["FailureAction", "HandoffPolicy", "InputFilter", "InputFilterBlock", "SessionMode"]
 
 InputFilter = Callable[[ToolCall], ToolCall | None]
 
@@ -33,6 +46,66 @@ class SessionMode(StrEnum):
 
     NEW_SESSION = "new_session"
     REUSE_SESSION = "reuse_session"
+
+
+_FILTER_ACTIONS = ("arguments", "keep", "raises")
+_ONE_FILTER_ACTION: JsonDict = {"oneOf": [{"required": [key]} for key in _FILTER_ACTIONS]}
+
+
+class InputFilterBlock(BaseModel):
+    """An input filter written as data: rewrite the arguments, keep the call, or fail."""
+
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True, json_schema_extra=_ONE_FILTER_ACTION
+    )
+
+    arguments: dict[str, Any] | str | None = None
+    keep: bool = False
+    raises: str | None = None
+
+    @model_validator(mode="after")
+    def _one_action(self) -> InputFilterBlock:
+        given = [k for k in _FILTER_ACTIONS if k in self.model_fields_set]
+        if len(given) != 1:
+            raise ValueError("an input_filter needs exactly one of 'arguments', 'keep' or 'raises'")
+        return self
+
+    def as_filter(self) -> InputFilter:
+        """The callable input filter this block describes.
+
+        ``arguments`` (a mapping, or raw JSON text) replaces the call's arguments,
+        ``keep: true`` keeps the call unchanged, ``raises`` makes the filter raise
+        ``ValueError`` with that message.
+        """
+        if self.keep:
+            return _keep
+        if self.raises is not None:
+            return _refuse(self.raises)
+        arguments = self.arguments
+        text = (
+            arguments
+            if isinstance(arguments, str)
+            else json.dumps(arguments, separators=(",", ":"))
+        )
+        return _rewrite(text)
+
+
+def _keep(call: ToolCall) -> ToolCall | None:
+    return None
+
+
+def _refuse(reason: str) -> InputFilter:
+    def fail(call: ToolCall) -> ToolCall | None:
+        raise ValueError(reason)
+
+    return fail
+
+
+def _rewrite(arguments: str) -> InputFilter:
+    def rewrite(call: ToolCall) -> ToolCall | None:
+        return ToolCall(call.id, call.name, arguments)
+
+    return rewrite
 
 
 class HandoffPolicy(BaseModel):
@@ -74,6 +147,24 @@ class HandoffPolicy(BaseModel):
             raise ValueError("must be a collection of tool names, not a single string")
         return value
 
+    @classmethod
+    def from_block(cls, block: Mapping[str, Any]) -> HandoffPolicy:
+        """The policy a policy block of a scenario file describes.
+
+        Values as a file writes them: lists of tool names, action names, durations like
+        ``"250ms"``, and ``input_filter`` as an :class:`InputFilterBlock` (or its mapping).
+        """
+        data = dict(block)
+        written = data.get("input_filter")
+        if isinstance(written, Mapping):
+            try:
+                written = InputFilterBlock.model_validate(written)
+            except ValidationError as exc:
+                raise PolicyError(_describe(exc, dict(written), "input_filter")) from None
+        if isinstance(written, InputFilterBlock):
+            data["input_filter"] = written.as_filter()
+        return cls(**data)
+
     @property
     def attempts(self) -> int:
         """How many attempts a handoff gets: ``max(1, max_retries + 1)``."""
@@ -98,12 +189,16 @@ _BOUNDS = {
 }
 
 
-def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
-    """``HandoffPolicy.max_retries: must be >= 0 (got -1)``: field, rule and value."""
+def _describe(exc: ValidationError, data: dict[str, Any], within: str = "") -> str:
+    """``HandoffPolicy.max_retries: must be >= 0 (got -1)``: field, rule and value.
+
+    ``within`` names the field ``data`` is the value of (``input_filter``), if any.
+    """
     parts = []
     for err in exc.errors(include_url=False):
-        field = ".".join(str(p) for p in err["loc"]) or "policy"
-        value = data.get(str(err["loc"][0])) if err["loc"] else None
+        path = [within, *(str(p) for p in err["loc"])]
+        field = ".".join(p for p in path if p) or "policy"
+        value = data.get(str(err["loc"][0])) if err["loc"] else (data if within else None)
         bound = _BOUNDS.get(err["type"])
         context = err.get("ctx") or {}
         if bound is not None and context:
@@ -115,9 +210,3 @@ def _describe(exc: ValidationError, data: dict[str, Any]) -> str:
             message = err["msg"].removeprefix("Value error, ")
         parts.append(f"HandoffPolicy.{field}: {message} (got {shown(value)})")
     return "; ".join(parts)
-
-
-if "hypothesis" in sys.modules:  # hypothesis loaded first: its entry point could not register
-    from handoff_sim._hypothesis_plugin import register_policy_strategy
-
-    register_policy_strategy()

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from handoff_sim._safe import describe_error
-from handoff_sim.scenarios.build._agents import ModelFactory
 from handoff_sim.scenarios._errors import Problem
-from handoff_sim.scenarios.load._loader import LoadedScenario
-from handoff_sim.scenarios.schema._scenario import CustomModelSpec, ScenarioSpec
+from handoff_sim.scenarios.build._models import ModelFactory
+from handoff_sim.scenarios.load import LoadedScenario
+from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
 
 __all__ = ["custom_models", "model_kind_problems"]
 

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from handoff_sim.models import ModelClient
-from handoff_sim.scenarios.schema._styles import ApproveSpec, ConfirmSpec, DispatcherSpec
+from handoff_sim.scenarios.build._context import BuildContext
+from handoff_sim.scenarios.schema import AgentSpec, ApproveSpec, ConfirmSpec, DispatcherSpec
 from handoff_sim.styles.sophi import (
     ALLOW_ALL,
     DENY_ALL,
@@ -27,8 +28,6 @@ from handoff_sim.tools import Tool
 
 if TYPE_CHECKING:
     from handoff_sim.agent import Agent
-    from handoff_sim.scenarios.build._agents import BuildContext
-    from handoff_sim.scenarios.schema._scenario import AgentSpec
 
 __all__ = ["confirmation_policy", "dispatcher_agent", "dispatcher_mount"]
 

@@ -5,22 +5,59 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
 from handoff_sim.scenarios.expect._match import find_unmatched, text_matches
 from handoff_sim.scenarios.expect._state import check_sessions, check_tool_runs
-from handoff_sim.scenarios.schema._expect import ErrorExpect, ExpectSpec, HandoffExpect, Regex
-from handoff_sim.trace import HandoffRecord
+from handoff_sim.scenarios.schema import ErrorExpect, ExpectSpec, HandoffExpect, Regex, ScenarioSpec
+from handoff_sim.sessions import Session
+from handoff_sim.trace import HandoffRecord, Trace
 
-if TYPE_CHECKING:
-    from handoff_sim.scenarios.load._loader import LoadedScenario
-    from handoff_sim.scenarios.run._runtime import ScenarioRun
+__all__ = [
+    "CheckedRun",
+    "CheckedScenario",
+    "Mismatch",
+    "check_expectations",
+    "describe_error",
+    "show",
+]
 
-__all__ = ["Mismatch", "check_expectations", "describe_error", "show"]
+
+class CheckedScenario(Protocol):
+    """What the check reads of a loaded scenario: its spec and where each field is written."""
+
+    @property
+    def spec(self) -> ScenarioSpec: ...
+
+    def field_name(self, field_path: str) -> str: ...
+
+    def location(self, field_path: str) -> int: ...
+
+
+class CheckedRun(Protocol):
+    """What the check reads of a run: a ``ScenarioRun`` of the run phase has all of it."""
+
+    @property
+    def trace(self) -> Trace: ...
+
+    @property
+    def outputs(self) -> Sequence[str | None]: ...
+
+    @property
+    def error(self) -> BaseException | None: ...
+
+    @property
+    def elapsed_ms(self) -> float: ...
+
+    @property
+    def sessions(self) -> Sequence[Session] | None: ...
+
+    @property
+    def tool_runs(self) -> Mapping[str, int] | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +103,7 @@ def describe_error(error: BaseException) -> str:
 
 
 class _Checker:
-    def __init__(self, scenario: LoadedScenario, run: ScenarioRun) -> None:
+    def __init__(self, scenario: CheckedScenario, run: CheckedRun) -> None:
         self.scenario = scenario
         self.run = run
         self.found: list[Mismatch] = []
@@ -85,7 +122,7 @@ class _Checker:
         )
 
 
-def check_expectations(scenario: LoadedScenario, run: ScenarioRun) -> list[Mismatch]:
+def check_expectations(scenario: CheckedScenario, run: CheckedRun) -> list[Mismatch]:
     """Every mismatch between ``run`` and what ``scenario`` expects (snapshots excepted)."""
     checker = _Checker(scenario, run)
     _check_turns(checker)

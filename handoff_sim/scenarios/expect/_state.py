@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from handoff_sim.scenarios.schema._expect import ExpectSpec, SessionExpect
+from handoff_sim.scenarios.schema import ExpectSpec, SessionExpect
 from handoff_sim.sessions import Session
 
 __all__ = ["check_sessions", "check_tool_runs"]

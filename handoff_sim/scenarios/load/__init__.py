@@ -3,3 +3,32 @@
 A file becomes :class:`LoadedScenario` values, or a ``ScenarioFileError`` whose lines
 read ``path:line:col: field.path: message``.
 """
+
+from handoff_sim.scenarios.load._agent_types import AgentTypes, resolve_agent_types
+from handoff_sim.scenarios.load._discovery import SUFFIXES, Discovery, discover
+from handoff_sim.scenarios.load._loader import (
+    LoadedScenario,
+    load_dict,
+    load_file,
+    load_path,
+    load_text,
+)
+from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
+
+__all__ = [
+    "SUFFIXES",
+    "AgentTypes",
+    "Discovery",
+    "FieldPath",
+    "LoadedScenario",
+    "ParsedYaml",
+    "SourceMap",
+    "discover",
+    "dotted",
+    "load_dict",
+    "load_file",
+    "load_path",
+    "load_text",
+    "parse_yaml",
+    "resolve_agent_types",
+]

@@ -12,8 +12,13 @@ from pathlib import Path
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios.load._style_checks import Finding
 from handoff_sim.scenarios.load._yaml import FieldPath
-from handoff_sim.scenarios.schema._scenario import AgentTypeSpec, ScenarioSpec, SubAgentSpec
-from handoff_sim.scenarios.schema._styles import AgentTypesDirSpec, DispatcherSpec
+from handoff_sim.scenarios.schema import (
+    AgentTypesDirSpec,
+    AgentTypeSpec,
+    DispatcherSpec,
+    ScenarioSpec,
+    SubAgentSpec,
+)
 from handoff_sim.styles.sophi import AgentDefinition, load_agent_definitions
 
 __all__ = ["AgentTypes", "resolve_agent_types"]

@@ -11,9 +11,13 @@ from handoff_sim.events import EVENT_TYPES
 from handoff_sim.scenarios._errors import Problem
 from handoff_sim.scenarios.load._style_checks import style_findings
 from handoff_sim.scenarios.load._yaml import FieldPath, SourceMap, dotted
-from handoff_sim.scenarios.schema._expect import ExpectSpec
-from handoff_sim.scenarios.schema._scenario import ScenarioSpec, SubAgentSpec
-from handoff_sim.scenarios.schema._types import milliseconds_problem, regex_problem
+from handoff_sim.scenarios.schema import (
+    ExpectSpec,
+    ScenarioSpec,
+    SubAgentSpec,
+    milliseconds_problem,
+    regex_problem,
+)
 
 __all__ = ["check_scenario", "event_fields", "locate"]
 

@@ -17,7 +17,7 @@ from handoff_sim.scenarios.load._checks import check_scenario, locate
 from handoff_sim.scenarios.load._discovery import discover
 from handoff_sim.scenarios.load._validate import validation_problems
 from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
-from handoff_sim.scenarios.schema._scenario import ScenarioListSpec, ScenarioSpec, VariantSpec
+from handoff_sim.scenarios.schema import ScenarioListSpec, ScenarioSpec, VariantSpec
 
 __all__ = ["LoadedScenario", "load_dict", "load_file", "load_path", "load_text"]
 

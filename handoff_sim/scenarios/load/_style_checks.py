@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from handoff_sim.scenarios.load._yaml import FieldPath
-from handoff_sim.scenarios.schema._expect import ExpectSpec
-from handoff_sim.scenarios.schema._scenario import AgentSpec, ScenarioSpec, SubAgentSpec
-from handoff_sim.scenarios.schema._styles import ApproveSpec, DispatcherSpec
+from handoff_sim.scenarios.schema import (
+    AgentSpec,
+    ApproveSpec,
+    DispatcherSpec,
+    ExpectSpec,
+    ScenarioSpec,
+    SubAgentSpec,
+)
 
 __all__ = ["DELEGATE_TOOL", "Finding", "style_findings"]
 

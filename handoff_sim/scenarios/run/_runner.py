@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from handoff_sim.scenarios._errors import ScenarioError
-from handoff_sim.scenarios.build._agents import ModelFactory
-from handoff_sim.scenarios.expect._check import Mismatch, check_expectations, describe_error, show
-from handoff_sim.scenarios.load._loader import LoadedScenario, load_dict, load_path
+from handoff_sim.scenarios.build import ModelFactory
+from handoff_sim.scenarios.expect import Mismatch, check_expectations, describe_error, show
+from handoff_sim.scenarios.load import LoadedScenario, load_dict, load_path
 from handoff_sim.scenarios.run._runtime import DefaultRuntime, ScenarioRuntime
 from handoff_sim.trace import Trace
 
-__all__ = ["ScenarioResult", "render_failure", "run_scenario"]
+__all__ = ["ScenarioResult", "expected_events", "render_failure", "run_scenario"]
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def render_failure(result: ScenarioResult) -> str:
         lines.append("")
         lines.append(mismatch.format(path))
         if mismatch.kind == "trace" and isinstance(mismatch.expected, dict):
-            lines.extend(_expected_events(mismatch.expected))
+            lines.extend(expected_events(mismatch.expected))
     if result.error is not None:
         lines += ["", f"run error: {describe_error(result.error)}"]
     if result.outputs:
@@ -95,7 +95,8 @@ def render_failure(result: ScenarioResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _expected_events(expected: dict[str, Any]) -> list[str]:
+def expected_events(expected: dict[str, Any]) -> list[str]:
+    """The lines listing a trace mismatch's expected events, each marked matched or not."""
     failed = expected.get("failed")
     out = [f"  expected events (match: {expected.get('match')}):"]
     for index, pattern in enumerate(expected.get("events", [])):

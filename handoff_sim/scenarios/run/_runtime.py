@@ -6,20 +6,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from handoff_sim.scenarios.build._agents import (
+from handoff_sim.scenarios.build import (
     BuildContext,
     ModelFactory,
     build_entry_agent,
     build_models,
     build_type_models,
 )
-from handoff_sim.scenarios.schema._scenario import CustomModelSpec, ScenarioSpec
+from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
 from handoff_sim.sessions import InMemorySessionStore, Session
 from handoff_sim.simulation import Simulation
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios.load._loader import LoadedScenario
+    from handoff_sim.scenarios.load import LoadedScenario
 
 __all__ = ["DefaultRuntime", "ScenarioRun", "ScenarioRuntime"]
 

@@ -2,3 +2,78 @@
 
 Nothing here touches files or runs anything; the other phases import these types.
 """
+
+from handoff_sim.scenarios.schema._expect import (
+    ErrorExpect,
+    ExpectSpec,
+    HandoffExpect,
+    Regex,
+    SessionExpect,
+)
+from handoff_sim.scenarios.schema._jsonschema import scenario_json_schema
+from handoff_sim.scenarios.schema._policy import PolicyBlock, PolicySpec
+from handoff_sim.scenarios.schema._scenario import (
+    AdversarialSpec,
+    AgentSpec,
+    AgentTypeSpec,
+    CustomModelSpec,
+    FakeToolSpec,
+    RaisesSpec,
+    ScenarioListSpec,
+    ScenarioSpec,
+    ScriptModelSpec,
+    StepExpectSpec,
+    StepSpec,
+    SubAgentSpec,
+    ToolExecutorSpec,
+    TurnSpec,
+    VariantSpec,
+)
+from handoff_sim.scenarios.schema._styles import (
+    AgentTypesDirSpec,
+    ApproveSpec,
+    ConfirmSpec,
+    DispatcherMountSpec,
+    DispatcherSpec,
+)
+from handoff_sim.scenarios.schema._types import (
+    RESERVED_TAGS,
+    milliseconds_problem,
+    regex_problem,
+    tag_problem,
+)
+
+__all__ = [
+    "RESERVED_TAGS",
+    "AdversarialSpec",
+    "AgentSpec",
+    "AgentTypeSpec",
+    "AgentTypesDirSpec",
+    "ApproveSpec",
+    "ConfirmSpec",
+    "CustomModelSpec",
+    "DispatcherMountSpec",
+    "DispatcherSpec",
+    "ErrorExpect",
+    "ExpectSpec",
+    "FakeToolSpec",
+    "HandoffExpect",
+    "PolicyBlock",
+    "PolicySpec",
+    "RaisesSpec",
+    "Regex",
+    "ScenarioListSpec",
+    "ScenarioSpec",
+    "ScriptModelSpec",
+    "SessionExpect",
+    "StepExpectSpec",
+    "StepSpec",
+    "SubAgentSpec",
+    "ToolExecutorSpec",
+    "TurnSpec",
+    "VariantSpec",
+    "milliseconds_problem",
+    "regex_problem",
+    "scenario_json_schema",
+    "tag_problem",
+]

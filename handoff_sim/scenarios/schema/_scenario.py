@@ -2,7 +2,7 @@
 
 Every model forbids unknown keys and is strict about types, so a typo or a
 wrong type is reported at load time with its line. Expectations live in
-``_expect_schema``.
+``_expect``; the policy block, derived from ``HandoffPolicy``, in ``_policy``.
 """
 
 from __future__ import annotations
@@ -15,17 +15,17 @@ from pydantic.config import JsonDict
 from handoff_sim._limits import (
     MAX_FAN_OUT,
     MAX_OVERSIZED_BYTES,
-    MAX_RETRIES,
     MAX_STEPS,
     MAX_TURNS,
 )
 from handoff_sim.scenarios.schema._expect import ExpectSpec, TextExpect, TurnExpectSpec
+from handoff_sim.scenarios.schema._policy import PolicySpec
 from handoff_sim.scenarios.schema._styles import (
     AgentTypesDirSpec,
     DispatcherMountSpec,
     DispatcherSpec,
 )
-from handoff_sim.scenarios.schema._types import Duration, PositiveDuration
+from handoff_sim.scenarios.schema._types import Duration
 from handoff_sim.scenarios.schema._types import Tag as TagName
 
 __all__ = [
@@ -36,12 +36,12 @@ __all__ = [
     "CustomModelSpec",
     "Duration",
     "FakeToolSpec",
-    "InputFilterSpec",
     "ModelSpec",
-    "PolicySpec",
     "RaisesSpec",
+    "ScenarioListSpec",
     "ScenarioSpec",
     "ScriptModelSpec",
+    "StepExpectSpec",
     "StepSpec",
     "SubAgentEntry",
     "SubAgentSpec",
@@ -86,7 +86,6 @@ _ONE_STEP_KIND: JsonDict = {
 }
 _ONE_MODEL_KIND: JsonDict = {"oneOf": [_set("script"), _set("adversarial")]}
 _RETURNS_OR_RAISES: JsonDict = {"not": {"allOf": [{"required": ["returns"]}, _set("raises")]}}
-_ONE_FILTER_ACTION: JsonDict = {"oneOf": _given("arguments", "keep", "raises")}
 _STYLE_KEYS: JsonDict = {
     "if": {"required": ["style"], "properties": {"style": {"const": "flink"}}},
     "then": {"not": {"anyOf": _given("tool_name", "session_scope")}},
@@ -260,40 +259,6 @@ class FakeToolSpec(ToolExecutorSpec):
 
 
 # -- policy and wiring -----------------------------------------------------------
-
-
-class InputFilterSpec(_Strict):
-    """A declarative input filter: rewrite the arguments, keep the call, or fail."""
-
-    model_config = ConfigDict(json_schema_extra=_ONE_FILTER_ACTION)
-
-    arguments: dict[str, Any] | str | None = None
-    keep: bool = False
-    raises: str | None = None
-
-    @model_validator(mode="after")
-    def _one_action(self) -> InputFilterSpec:
-        given = [k for k in ("arguments", "keep", "raises") if k in self.model_fields_set]
-        if len(given) != 1:
-            raise ValueError("an input_filter needs exactly one of 'arguments', 'keep' or 'raises'")
-        return self
-
-
-FailureActionName = Literal["fail", "fallback_to_primary", "report_to_model"]
-
-
-class PolicySpec(_Strict):
-    """Every HandoffPolicy field; ``timeout`` per attempt, as seconds or ``"250ms"``."""
-
-    enabled: bool = True
-    max_depth: int = Field(default=1, ge=0)
-    max_retries: int = Field(default=0, ge=0, le=MAX_RETRIES)
-    timeout: PositiveDuration | None = None
-    allowed_tools: list[str] | None = None
-    denied_tools: list[str] | None = None
-    on_denied: FailureActionName = "fail"
-    on_error: FailureActionName = "fail"
-    input_filter: InputFilterSpec | None = None
 
 
 class SubAgentSpec(_Strict):
