@@ -116,23 +116,55 @@ def test_t6_scenarios_reject_unknown_model_kinds() -> None:
         hs.scenarios(models=["gpt"])
 
 
-def test_hypothesis_hook_is_harmless_when_imports_fail(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "handoff_sim.strategies", None)
-    assert _hypothesis_setup_hook() is None
-    assert st.from_type(HandoffPolicy) is not None
+def test_importing_hypothesis_survives_a_broken_handoff_sim() -> None:
+    """The entry point runs wherever handoff-sim is installed: it must never break hypothesis."""
+    code = (
+        "import sys, handoff_sim\n"
+        "sys.modules['handoff_sim.subagents.policy'] = None  # the policy cannot be imported\n"
+        "from hypothesis import given, strategies as st\n"
+        "@given(st.integers(0, 3))\n"
+        "def check(n): assert 0 <= n <= 3\n"
+        "check()\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
-@pytest.mark.parametrize(
-    "first", ["import handoff_sim, hypothesis", "import hypothesis, handoff_sim"]
-)
+def test_the_hypothesis_hook_registers_the_policy_strategy() -> None:
+    elsewhere = HandoffPolicy(max_depth=99)
+    st.register_type_strategy(HandoffPolicy, st.just(elsewhere))  # as if never registered
+    try:
+        _hypothesis_setup_hook()
+
+        @FAST
+        @given(policy=st.from_type(HandoffPolicy))
+        def draws_from_policies(policy: HandoffPolicy) -> None:
+            assert policy.max_depth <= 3
+
+        draws_from_policies()
+    finally:
+        st.register_type_strategy(HandoffPolicy, lambda _type: hs.policies())
+
+
+_IMPORTS = {
+    "runtime first": "import handoff_sim, hypothesis",
+    "hypothesis first": "import hypothesis, handoff_sim",
+    "only the policy, after hypothesis": "import hypothesis\nfrom handoff_sim import HandoffPolicy",
+    "strategies": "import handoff_sim.strategies",
+}
+
+
+@pytest.mark.parametrize("first", _IMPORTS.values(), ids=_IMPORTS.keys())
 def test_t6_from_type_works_whichever_package_is_imported_first(first: str) -> None:
+    """Without importing ``handoff_sim.strategies`` by hand, ``from_type`` draws from it."""
     code = (
         f"{first}\n"
+        "import sys\n"
         "from hypothesis import strategies as st\n"
         "from handoff_sim import HandoffPolicy\n"
-        "from handoff_sim.strategies import policies\n"
-        "assert repr(st.from_type(HandoffPolicy)) != repr(st.builds(HandoffPolicy))\n"
-        "assert isinstance(st.from_type(HandoffPolicy).example(), HandoffPolicy)\n"
+        "drawn = [st.from_type(HandoffPolicy).example() for _ in range(20)]\n"
+        "assert all(isinstance(p, HandoffPolicy) for p in drawn)\n"
+        "assert 'handoff_sim.strategies' in sys.modules, 'the registered strategy was not used'\n"
+        "assert all(p.max_depth <= 3 and p.max_retries <= 2 for p in drawn)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 

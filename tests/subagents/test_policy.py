@@ -139,3 +139,67 @@ def test_s7_max_depth_denies_only_deeper_handoffs(depth: int, denied: bool) -> N
 
 def test_s7_max_depth_zero_is_unlimited() -> None:
     assert HandoffPolicy(max_depth=0).deny_reason("t", 1_000) is None
+
+
+def test_from_block_reads_a_policy_block_as_a_file_writes_it() -> None:
+    policy = HandoffPolicy.from_block(
+        {
+            "max_depth": 2,
+            "timeout": "250ms",
+            "allowed_tools": ["delegate_a", "delegate_b"],
+            "on_denied": "report_to_model",
+        }
+    )
+    assert policy.max_depth == 2
+    assert policy.timeout == 0.25
+    assert policy.allowed_tools == frozenset({"delegate_a", "delegate_b"})
+    assert policy.on_denied is FailureAction.REPORT_TO_MODEL
+    assert policy == HandoffPolicy.from_block(policy.model_dump(exclude={"input_filter"}))
+
+
+@pytest.mark.parametrize(
+    ("block", "arguments"),
+    [
+        ({"arguments": {"task": "filtered"}}, '{"task":"filtered"}'),
+        ({"arguments": "raw text"}, "raw text"),
+        ({"keep": True}, None),
+    ],
+)
+def test_from_block_turns_a_declarative_input_filter_into_a_callable(
+    block: dict[str, Any], arguments: str | None
+) -> None:
+    from handoff_sim.messages import ToolCall
+
+    policy = HandoffPolicy.from_block({"input_filter": block})
+    assert policy.input_filter is not None
+    filtered = policy.input_filter(ToolCall("c1", "delegate", '{"task": "original"}'))
+    expected = None if arguments is None else ToolCall("c1", "delegate", arguments)
+    assert filtered == expected
+
+
+def test_a_raising_input_filter_block_raises_its_message() -> None:
+    from handoff_sim.messages import ToolCall
+
+    policy = HandoffPolicy.from_block({"input_filter": {"raises": "filter refused"}})
+    assert policy.input_filter is not None
+    with pytest.raises(ValueError, match=r"^filter refused$"):
+        policy.input_filter(ToolCall("c1", "delegate", "{}"))
+
+
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        (
+            {"keep": True, "raises": "no"},
+            "HandoffPolicy.input_filter: an input_filter needs exactly one of "
+            "'arguments', 'keep' or 'raises' (got {'keep': True, 'raises': 'no'})",
+        ),
+        ({"kep": True}, "HandoffPolicy.input_filter.kep: Extra inputs are not permitted"),
+    ],
+)
+def test_a_malformed_input_filter_block_is_a_policy_error_naming_the_field(
+    block: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(PolicyError) as caught:
+        HandoffPolicy.from_block({"input_filter": block})
+    assert str(caught.value).startswith(message)
