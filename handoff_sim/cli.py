@@ -16,20 +16,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from handoff_sim import __version__
 from handoff_sim._otel_cli import (
     CHECK_HELP,
     OTEL_HELP,
-    OtelSuite,
     add_check_arguments,
     close_suite,
     open_suite,
     run_check,
 )
-from handoff_sim.report._command import HTML_HELP, CommandReport
+from handoff_sim._version import __version__
+from handoff_sim.adapters._registry import DEFAULT_RUNTIME, RUNTIME_NAMES
+from handoff_sim.report import HTML_HELP, CommandReport
 
 if TYPE_CHECKING:
     from handoff_sim._cli_plugins import CommandPlugins
+    from handoff_sim.adapters._registry import RuntimeFactory
+    from handoff_sim.otel import OtelSuite
     from handoff_sim.scenarios import LoadedScenario
 
 __all__ = ["main"]
@@ -123,6 +125,14 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument("-q", "--quiet", action="store_true", help="print traces of failures only")
     run.add_argument("--otel", metavar="FILE", help=OTEL_HELP)
     run.add_argument("--html", metavar="FILE", help=HTML_HELP)
+    run.add_argument(
+        "--runtime",
+        choices=RUNTIME_NAMES,
+        default=DEFAULT_RUNTIME,
+        help="run the agents on this framework (default: handoff-sim's own runtime); "
+        "openai-agents and pydantic-ai need their optional extra. A scenario the framework "
+        "cannot express is reported as N/A with the reason",
+    )
     _plugin_option(run)
 
 
@@ -223,9 +233,12 @@ class _Tally:
     failed: int = 0
     errors: int = 0
     deselected: int = 0
+    not_applicable: int = 0
 
     def summary(self) -> str:
         text = f"{self.passed} passed, {self.failed} failed, {self.errors} error(s)"
+        if self.not_applicable:
+            text += f", {self.not_applicable} not applicable"
         return f"== {text}, {self.deselected} deselected ==" if self.deselected else f"== {text} =="
 
     def exit_code(self) -> int:
@@ -233,7 +246,7 @@ class _Tally:
             return EXIT_USAGE
         if self.failed:
             return EXIT_FAILED
-        return EXIT_OK if self.passed else EXIT_NOTHING
+        return EXIT_OK if self.passed or self.not_applicable else EXIT_NOTHING
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -241,7 +254,8 @@ def _run(args: argparse.Namespace) -> int:
     out, err = sys.stdout, report.watch(sys.stderr)
     plugins = _plugins(args)
     suite, opened = open_suite(args.otel, err)
-    if plugins is None or not opened:
+    usable, runtime = _runtime(args.runtime, err)
+    if plugins is None or not opened or not usable:
         return EXIT_USAGE
     files, broken = _scenario_files(args.paths, err)
     report.add_problem(", ".join(args.paths), id="<paths>")
@@ -256,7 +270,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.keyword and args.keyword not in scenario.id:
                 tally.deselected += 1
             else:
-                _run_one(scenario, plugins, args.quiet, tally, suite, report)
+                _run_one(scenario, plugins, args.quiet, tally, suite, report, runtime)
     print(tally.summary(), file=out)
     written = report.write(out, err)
     code = tally.exit_code() if close_suite(suite, err) and written else EXIT_USAGE
@@ -266,6 +280,17 @@ def _run(args: argparse.Namespace) -> int:
 
 
 _NO_REPORT = CommandReport(None)
+
+
+def _runtime(name: str, err: TextIO) -> tuple[bool, RuntimeFactory | None]:
+    """Whether ``--runtime`` is usable, and its factory (``None``: handoff-sim's own)."""
+    from handoff_sim.adapters import MissingExtraError, runtime_factory
+
+    try:
+        return True, runtime_factory(name)
+    except MissingExtraError as exc:
+        print(f"handoff-sim run: --runtime {name}: {exc}", file=err)
+        return False, None
 
 
 def _nothing(tally: _Tally, args: argparse.Namespace, files: list[Path]) -> str:
@@ -283,17 +308,27 @@ def _run_one(
     tally: _Tally,
     suite: OtelSuite | None = None,
     report: CommandReport = _NO_REPORT,
+    framework: RuntimeFactory | None = None,
 ) -> None:
+    from handoff_sim.adapters import ScenarioNotApplicable
     from handoff_sim.scenarios import ScenarioError, render_failure, run_scenario
 
     out = sys.stdout
+    factories = plugins.model_factories(scenario)
+    runtime = plugins.runtime(scenario)
+    if runtime is None and framework is not None:
+        runtime = framework(factories)
     try:
         result = run_scenario(
             scenario,
-            runtime=plugins.runtime(scenario),
-            model_factories=plugins.model_factories(scenario),
+            runtime=runtime,
+            model_factories=factories,
             observers=plugins.observers(scenario),
         )
+    except ScenarioNotApplicable as exc:
+        tally.not_applicable += 1
+        print(f"N/A  {scenario.path}::{scenario.id} ({exc})", file=out)
+        return
     except ScenarioError as exc:
         print(exc, file=sys.stderr)
         report.add_problem(scenario.path, str(exc), id=scenario.id)

@@ -105,10 +105,15 @@ def execute(config: pytest.Config, scenario: LoadedScenario, request: Any = None
     load_entry_point_plugins(config)
     hook = config.hook
     runtime = hook.pytest_handoff_runtime(config=config, scenario=scenario)
+    factories = [_ModelHook(config, scenario)]
+    if runtime is None:
+        from pytest_handoff._framework import framework_runtime
+
+        runtime = framework_runtime(config, factories)
     result = run_scenario(
         scenario,
         runtime=runtime,
-        model_factories=[_ModelHook(config, scenario)],
+        model_factories=factories,
         observers=hook_observers(config, scenario),
     )
     hook.pytest_handoff_scenario_result(config=config, result=result)

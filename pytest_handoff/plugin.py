@@ -58,6 +58,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write the trace of every scenario run to FILE as OTLP JSON (OpenTelemetry GenAI "
         "spans); needs the optional extra 'otel'",
     )
+    group.addoption(
+        "--handoff-runtime",
+        dest="handoff_runtime",
+        default="handoff-sim",
+        metavar="NAME",
+        help="run the scenarios on this framework: handoff-sim (default), openai-agents or "
+        "pydantic-ai (each needs its optional extra); a scenario the framework cannot express "
+        "is skipped with the reason",
+    )
     parser.addini(
         "handoff_scenarios",
         type="paths",
@@ -120,6 +129,11 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_handoff._otel import register
 
         register(config, otel_file)
+    runtime = config.getoption("handoff_runtime", None) or "handoff-sim"
+    if runtime != "handoff-sim":
+        from pytest_handoff._framework import configure
+
+        configure(config, runtime)
     if dirs:
         from pytest_handoff._entry_points import load_entry_point_plugins
 

@@ -1,4 +1,4 @@
-"""The adapters' own errors: a missing optional extra, and a run capture cannot record."""
+"""The adapters' errors: a missing extra, a run capture cannot record, a scenario not applicable."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import importlib
 
 from handoff_sim.errors import ConfigurationError, HandoffSimError, RunError
 
-__all__ = ["CaptureError", "MissingExtraError", "require_extra"]
+__all__ = ["CaptureError", "MissingExtraError", "ScenarioNotApplicable", "require_extra"]
 
 
 class MissingExtraError(HandoffSimError, ImportError):
@@ -24,6 +24,20 @@ class MissingExtraError(HandoffSimError, ImportError):
 
 class CaptureError(RunError):
     """``capture()`` could not record a run it was asked to record (say, tracing was off)."""
+
+
+class ScenarioNotApplicable(HandoffSimError):
+    """A scenario needs a feature the framework lacks: reported as not applicable, not run.
+
+    ``runtime`` names the framework (``openai-agents``), ``reason`` says which feature
+    of the file it cannot express. ``handoff-sim run --runtime`` prints it as an ``N/A``
+    line and pytest ``--handoff-runtime`` as a skip; neither counts it as a pass.
+    """
+
+    def __init__(self, runtime: str, reason: str) -> None:
+        super().__init__(f"not applicable on {runtime}: {reason}")
+        self.runtime = runtime
+        self.reason = reason
 
 
 class GovernanceError(ConfigurationError):

@@ -70,12 +70,13 @@ class _Named:
 class _AttemptTarget(_Named):
     """Stands in for an :class:`~handoff_sim.Agent` as the target of one call."""
 
-    __slots__ = ("attempt", "call")
+    __slots__ = ("attempt", "call", "run_name")
 
-    def __init__(self, name: str, call: ToolCall, attempt: Attempt) -> None:
+    def __init__(self, name: str, call: ToolCall, attempt: Attempt, run_name: str) -> None:
         super().__init__(name)
         self.call = call
         self.attempt = attempt
+        self.run_name = run_name
 
     async def run_as_subagent(
         self, user_input: str, session: Session, *, depth: int, handoff_id: str
@@ -86,7 +87,7 @@ class _AttemptTarget(_Named):
         assert parent is not None, "run by the handoff executor"
         recorder = recorder_for(env)
         record = recorder.open_run(
-            self.name,
+            self.run_name,
             depth=depth,
             parent_run_id=parent.run_id,
             handoff_id=handoff_id,
@@ -110,7 +111,7 @@ class _AttemptTarget(_Named):
 class FrameworkMount(SubAgent):
     """A framework delegation mounted as one sub-agent tool of our executor."""
 
-    __slots__ = ("attempt", "envelope")
+    __slots__ = ("agent_name", "attempt", "envelope")
     mounts_stand_in = True  # target() stands in for the framework's agent per call
 
     def __init__(
@@ -121,6 +122,7 @@ class FrameworkMount(SubAgent):
         *,
         tool_name: str,
         envelope: bool = False,
+        agent_name: str | None = None,
     ) -> None:
         super().__init__(
             name,
@@ -131,10 +133,11 @@ class FrameworkMount(SubAgent):
         )
         self.attempt = attempt
         self.envelope = envelope
+        self.agent_name = agent_name or name
 
     def target(self, call: ToolCall) -> tuple[Agent, str]:
         """A stand-in that runs the framework delegation for ``call``, and its input text."""
-        stand_in = _AttemptTarget(self.name, call, self.attempt)
+        stand_in = _AttemptTarget(self.name, call, self.attempt, self.agent_name)
         return cast("Agent", stand_in), resolve_input(call.arguments)
 
     def result(self, call: ToolCall, output: str | None, steps: int) -> str:

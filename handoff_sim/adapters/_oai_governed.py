@@ -61,6 +61,7 @@ def governed(
     tool_description: str | None = None,
     fallback: Fallback | FunctionTool | None = None,
     envelope: bool = False,
+    subagent: str | None = None,
     **as_tool: Any,
 ) -> FunctionTool:
     """``agent.as_tool(...)`` governed by a :class:`~handoff_sim.HandoffPolicy`, as in our runtime.
@@ -76,6 +77,8 @@ def governed(
     function of the :class:`~handoff_sim.ToolCall`), and without one the result is
     ``handoff unavailable: ...``. ``envelope=True`` returns our JSON envelope
     (``{"subagent", "toolName", "output", "steps"}``) instead of the plain output.
+    ``subagent`` is the sub-agent's name in the trace and the envelope (default: the
+    agent's name).
     """
     if not isinstance(agent, Agent):
         raise GovernanceError(
@@ -95,7 +98,12 @@ def governed(
         return None if output is None else str(output)
 
     mount = FrameworkMount(
-        agent.name, inner.description, attempt, tool_name=inner.name, envelope=envelope
+        subagent or agent.name,
+        inner.description,
+        attempt,
+        tool_name=inner.name,
+        envelope=envelope,
+        agent_name=agent.name,
     )
     governor = Governor(mount, policy or HandoffPolicy(), _fallback(fallback))
     invoke = _invoker(governor, inner.name)

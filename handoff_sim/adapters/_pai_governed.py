@@ -14,8 +14,7 @@ from handoff_sim.adapters._capture import current_tool
 from handoff_sim.adapters._errors import GovernanceError
 from handoff_sim.adapters._governed import Fallback, FrameworkMount, Governor
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents._input import resolve_input
-from handoff_sim.subagents._naming import check_explicit_tool_name, normalize_tool_name
+from handoff_sim.subagents import check_explicit_tool_name, normalize_tool_name, resolve_input
 from handoff_sim.subagents.policy import HandoffPolicy
 
 __all__ = ["governed"]
@@ -44,6 +43,7 @@ def governed(
     envelope: bool = False,
     share_usage: bool = True,
     deps: DepsFor | None = None,
+    subagent: str | None = None,
 ) -> Tool[Any]:
     """A tool that delegates to ``agent`` under a :class:`~handoff_sim.HandoffPolicy`.
 
@@ -60,7 +60,8 @@ def governed(
     ``fallback`` (a function of the :class:`~handoff_sim.ToolCall`) or answers
     ``handoff unavailable: ...``. The result is the delegate's output, or our JSON
     envelope with ``envelope=True``. The tool name defaults to
-    ``normalize_tool_name(agent.name)`` (``subagent_<name>``).
+    ``normalize_tool_name(agent.name)`` (``subagent_<name>``). ``subagent`` is the
+    sub-agent's name in the trace and the envelope (default: the agent's name).
     """
     if not isinstance(agent, Agent):
         raise GovernanceError(
@@ -68,7 +69,7 @@ def governed(
         )
     if policy is not None and not isinstance(policy, HandoffPolicy):
         raise GovernanceError(f"governed(): policy must be a HandoffPolicy, got {policy!r}")
-    agent_name = agent.name or name
+    agent_name = subagent or agent.name or name
     if not agent_name:
         raise GovernanceError("governed(): the agent has no name; pass name= (the tool name)")
     tool_name = check_explicit_tool_name(name.strip()) if name else normalize_tool_name(agent_name)
@@ -89,6 +90,7 @@ def governed(
         attempt,
         tool_name=tool_name,
         envelope=envelope,
+        agent_name=agent.name or agent_name,
     )
     governor = Governor(mount, policy or HandoffPolicy(), fallback)
 
@@ -97,7 +99,8 @@ def governed(
         call = ToolCall(ctx.tool_call_id or tool_name, tool_name, json.dumps(arguments))
         tool = current_tool()
         if tool is not None and tool.slot is not None:
-            call = ToolCall(tool.slot.call.id, tool_name, call.arguments)
+            # the model's own arguments (validated by pydantic-ai), as our runtime passes them
+            call = ToolCall(tool.slot.call.id, tool_name, tool.slot.call.arguments)
         token = _RUN_CONTEXT.set(ctx)
         try:
             caller = (ctx.agent.name if ctx.agent is not None else None) or "agent"

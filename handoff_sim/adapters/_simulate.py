@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable, Iterator
+import itertools
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from dataclasses import dataclass
@@ -61,6 +62,40 @@ def _inline_default_executor() -> Iterator[None]:
     yield
 
 
+class _OrderedTask(asyncio.Task):  # type: ignore[type-arg]  # the C class is generic in stubs only
+    """A task whose hash is its creation number on the simulation's loop.
+
+    Frameworks keep their in-flight tool tasks in sets and cancel them by iterating
+    the set (openai-agents does, when one call fails a turn or the run is cancelled). A
+    task's default hash is its memory address, so that order changed from run to run;
+    with the creation number it is the same on every run of a seed.
+    """
+
+    _number = 0
+
+    def __hash__(self) -> int:
+        return self._number
+
+
+@contextmanager
+def _ordered_tasks() -> Iterator[None]:
+    """Tasks created on the running loop hash by creation order (see :class:`_OrderedTask`)."""
+    loop = asyncio.get_running_loop()
+    previous = loop.get_task_factory()
+    count = itertools.count(1)
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Future[Any]:
+        task = _OrderedTask(coro, loop=loop, **kwargs)
+        task._number = next(count)
+        return task
+
+    loop.set_task_factory(factory)
+    try:
+        yield
+    finally:
+        loop.set_task_factory(previous)
+
+
 def simulate_with(
     make_capture: Callable[[], Capture],
     run: RunInput[T],
@@ -70,8 +105,12 @@ def simulate_with(
     deadline: float | None,
     raise_errors: bool,
     around: Callable[[], AbstractContextManager[None]] | None = None,
+    observers: Sequence[object] = (),
 ) -> SimulatedRun[T]:
-    """Run ``run`` inside a fresh ``Simulation`` with a capture active (the shared entry point)."""
+    """Run ``run`` inside a fresh ``Simulation`` with a capture active (the shared entry point).
+
+    ``observers`` are the simulation's event observers (``handoff_sim_event`` hooks).
+    """
     if not (inspect.isawaitable(run) or callable(run)):
         raise TypeError(
             "simulate_run() takes a coroutine or a function returning one, "
@@ -82,13 +121,16 @@ def simulate_with(
     async def main() -> T:
         with ExitStack() as stack:
             stack.enter_context(_inline_default_executor())
+            stack.enter_context(_ordered_tasks())
             stack.enter_context(around() if around is not None else nullcontext())
             capture = stack.enter_context(make_capture())
             holder["capture"] = capture
             awaitable = run() if callable(run) else run
             return await awaitable
 
-    with Simulation(seed=seed, wall_clock=wall_clock, deadline=deadline) as sim:
+    with Simulation(
+        seed=seed, wall_clock=wall_clock, deadline=deadline, observers=tuple(observers)
+    ) as sim:
         started = sim.now
         try:
             result: T | None = sim.run_coroutine(main())

@@ -1,0 +1,102 @@
+"""Scenario files on pydantic-ai: ``handoff-sim run --runtime pydantic-ai``.
+
+Each agent a scenario reaches becomes a ``pydantic_ai.Agent`` whose model is
+``SimModel`` around the scenario's fake model; its fake tools become tools built
+with ``Tool.from_schema`` (an exception ends the run, as it does for any pydantic-ai
+tool); each sub-agent mount becomes ``governed(child, ...)`` under the parent's
+policy, with our envelope result. ``parallel_tool_calls: false`` makes every tool of
+that agent ``sequential`` (each call runs alone, in call order); ``max_steps`` is the
+run's ``UsageLimits(request_limit=...)``.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Any, ClassVar
+
+from pydantic_ai import Agent
+from pydantic_ai.agent import AgentRunResult
+from pydantic_ai.tools import Tool as PaiTool
+from pydantic_ai.usage import UsageLimits
+
+from handoff_sim.adapters._capture import Capture
+from handoff_sim.adapters._pai_capture import PydanticAICapture
+from handoff_sim.adapters._pai_governed import governed
+from handoff_sim.adapters._pai_model import SimModel
+from handoff_sim.adapters._scenario_runtime import AgentPlan, FrameworkRuntime
+from handoff_sim.tools import Tool
+
+__all__ = ["PydanticAIRuntime"]
+
+_ANY_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
+
+
+def _tool(tool: Tool, *, sequential: bool) -> PaiTool[Any]:
+    """A fake tool as a pydantic-ai tool with the fake's own JSON schema."""
+
+    async def invoke(**arguments: Any) -> str:
+        return await tool.invoke(arguments)
+
+    return PaiTool.from_schema(
+        invoke,
+        name=tool.name,
+        description=tool.description,
+        json_schema=dict(tool.parameters) if tool.parameters else dict(_ANY_OBJECT),
+        sequential=sequential,
+    )
+
+
+class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
+    """Runs scenario files on pydantic-ai (``--runtime pydantic-ai``)."""
+
+    framework: ClassVar[str] = "pydantic-ai"
+
+    def capture(self) -> Capture:
+        return PydanticAICapture()
+
+    def around(self) -> AbstractContextManager[None]:
+        from handoff_sim.adapters.pydantic_ai import _offline
+
+        return _offline()
+
+    def build_agent(
+        self,
+        plan: AgentPlan,
+        children: dict[str, Agent[Any, Any]],
+        plans: dict[str, AgentPlan],
+    ) -> Agent[Any, Any]:
+        sequential = not plan.parallel
+        tools: list[PaiTool[Any]] = [_tool(t, sequential=sequential) for t in plan.tools]
+        for mount in plan.mounts:
+            tool = governed(
+                children[mount.agent],
+                policy=plan.policy,
+                name=mount.tool_name,
+                description=mount.description,
+                fallback=plan.fallback,
+                envelope=True,
+                subagent=mount.name,
+            )
+            tool.sequential = sequential
+            tools.append(tool)
+        return Agent(
+            SimModel(plan.model),
+            name=plan.name,
+            instructions=plan.spec.system_prompt,
+            tools=tools,
+        )
+
+    async def run_turn(
+        self,
+        entry: Agent[Any, Any],
+        plan: AgentPlan,
+        text: str,
+        previous: AgentRunResult[Any] | None,
+    ) -> tuple[str | None, AgentRunResult[Any]]:
+        result = await entry.run(
+            text,
+            message_history=None if previous is None else previous.all_messages(),
+            usage_limits=UsageLimits(request_limit=plan.spec.max_steps),
+        )
+        output = result.output
+        return (None if output is None else str(output)), result

@@ -1,0 +1,74 @@
+"""Scenario runtimes by name: ``handoff-sim``, ``openai-agents``, ``pydantic-ai``.
+
+The command's ``--runtime`` and pytest's ``--handoff-runtime`` select a runtime by
+name; a framework runtime is imported only when it is chosen, so a missing extra is
+reported then, naming the extra, and never costs anything otherwise.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from handoff_sim.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from handoff_sim.scenarios import ModelFactory, ScenarioRuntime
+
+__all__ = [
+    "DEFAULT_RUNTIME",
+    "RUNTIME_NAMES",
+    "RuntimeFactory",
+    "UnknownRuntimeError",
+    "runtime_factory",
+]
+
+DEFAULT_RUNTIME = "handoff-sim"
+
+_RUNTIMES: dict[str, tuple[str, str, str] | None] = {
+    DEFAULT_RUNTIME: None,
+    "openai-agents": (
+        "handoff_sim.adapters.openai_agents",
+        "handoff_sim.adapters._oai_scenarios",
+        "OpenAIAgentsRuntime",
+    ),
+    "pydantic-ai": (
+        "handoff_sim.adapters.pydantic_ai",
+        "handoff_sim.adapters._pai_scenarios",
+        "PydanticAIRuntime",
+    ),
+}
+
+RUNTIME_NAMES: tuple[str, ...] = tuple(_RUNTIMES)
+"""Every runtime name ``--runtime`` accepts, the default first."""
+
+RuntimeFactory = Callable[["Sequence[ModelFactory]"], "ScenarioRuntime"]
+"""Makes a runtime for one scenario from the model factories of plugins' model kinds."""
+
+
+class UnknownRuntimeError(ConfigurationError):
+    """A runtime name that is not one of :data:`RUNTIME_NAMES`."""
+
+
+def runtime_factory(name: str) -> RuntimeFactory | None:
+    """The factory of the runtime called ``name``; ``None`` for ``handoff-sim`` (the default).
+
+    Raises :class:`UnknownRuntimeError` for a name it does not know and
+    :class:`~handoff_sim.adapters.MissingExtraError` when the framework is not installed.
+    """
+    if name not in _RUNTIMES:
+        known = ", ".join(RUNTIME_NAMES)
+        raise UnknownRuntimeError(f"unknown runtime {name!r} (choose one of: {known})")
+    entry = _RUNTIMES[name]
+    if entry is None:
+        return None
+    adapter, module, attribute = entry
+    importlib.import_module(adapter)  # raises MissingExtraError naming the extra
+    factory: Any = getattr(importlib.import_module(module), attribute)
+
+    def make(model_factories: Sequence[ModelFactory] = ()) -> ScenarioRuntime:
+        runtime: ScenarioRuntime = factory(model_factories)
+        return runtime
+
+    return make

@@ -1,0 +1,58 @@
+"""``--handoff-runtime NAME``: run the scenario files on a framework instead of handoff-sim.
+
+``openai-agents`` and ``pydantic-ai`` build each scenario's agents as that framework's
+agents (``handoff_sim.adapters``); a plugin's ``pytest_handoff_runtime`` still wins for
+the scenarios it claims. A scenario the framework cannot express is skipped with the
+reason (``not applicable on openai-agents: ...``), never passed. Imported at start-up
+only when the option is given.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from handoff_sim.scenarios import LoadedScenario, ModelFactory, ScenarioRun, ScenarioRuntime
+
+__all__ = ["configure", "framework_runtime"]
+
+_FACTORY = pytest.StashKey[Any]()  # the chosen runtime's factory (RuntimeFactory)
+
+
+def configure(config: pytest.Config, name: str) -> None:
+    """Check the runtime name and its extra; a wrong name or a missing extra is a usage error."""
+    from handoff_sim.adapters import MissingExtraError, UnknownRuntimeError, runtime_factory
+
+    try:
+        factory = runtime_factory(name)
+    except (UnknownRuntimeError, MissingExtraError) as exc:
+        raise pytest.UsageError(f"--handoff-runtime {name}: {exc}") from None
+    if factory is not None:
+        config.stash[_FACTORY] = factory
+
+
+class _SkipNotApplicable:
+    """A framework runtime whose "not applicable" is a pytest skip with the reason."""
+
+    def __init__(self, runtime: ScenarioRuntime) -> None:
+        self.runtime = runtime
+
+    def run(self, scenario: LoadedScenario, *, observers: Sequence[object]) -> ScenarioRun:
+        from handoff_sim.adapters import ScenarioNotApplicable
+
+        try:
+            return self.runtime.run(scenario, observers=observers)
+        except ScenarioNotApplicable as exc:
+            pytest.skip(str(exc))
+
+
+def framework_runtime(config: pytest.Config, model_factories: Sequence[ModelFactory]) -> Any | None:
+    """The runtime ``--handoff-runtime`` chose for one scenario, or ``None`` for ours."""
+    factory = config.stash.get(_FACTORY, None)
+    if factory is None:
+        return None
+    return _SkipNotApplicable(factory(model_factories))
