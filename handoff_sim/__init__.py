@@ -4,6 +4,7 @@ See README.md for a tour; ``handoff_sim.testing`` has the fake models.
 """
 
 from handoff_sim._context import current_depth
+from handoff_sim._version import __version__ as __version__
 from handoff_sim.agent import Agent, RunResult
 from handoff_sim.errors import (
     BudgetExceededError,
@@ -52,8 +53,6 @@ from handoff_sim.subagents import (
 )
 from handoff_sim.tools import Tool, ToolExecutor, ToolOutput, ToolSetExecutor, tool
 from handoff_sim.trace import HandoffNode, HandoffRecord, Trace
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Agent",

@@ -4,8 +4,8 @@
 (no OpenTelemetry package needed), checks the invariants of each and, with
 ``--expect``, a scenario's ``expect`` block, printing the same report as a failed
 scenario. Exit 0 when all hold, 1 when one does not, 2 on an ill-formed file,
-5 when the file holds no span. :class:`OtelSuite` collects scenario results and
-writes them as one OTLP/JSON file (``run --otel``, ``pytest --handoff-otel``).
+5 when the file holds no span. :func:`open_suite` and :func:`close_suite` wrap
+``handoff_sim.otel.OtelSuite`` for ``run --otel``: the file of every scenario's trace.
 """
 
 from __future__ import annotations
@@ -16,17 +16,16 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from handoff_sim._otlp import ImportedTrace
+    from handoff_sim.otel import OtelSuite
     from handoff_sim.scenarios import LoadedScenario, ScenarioResult
-    from handoff_sim.trace import Trace
+    from handoff_sim.trace import ImportedTrace, Trace
 
 __all__ = [
     "CHECK_HELP",
     "OTEL_HELP",
-    "OtelSuite",
     "add_check_arguments",
     "close_suite",
     "open_suite",
@@ -78,7 +77,8 @@ class _Report:
 
 def run_check(args: argparse.Namespace) -> int:
     """Run ``handoff-sim check`` with parsed ``args``; returns the exit code."""
-    from handoff_sim._otlp import OtlpError, read_otlp
+    from handoff_sim.errors import OtlpError
+    from handoff_sim.trace import read_otlp
 
     out, err = sys.stdout, sys.stderr
     try:
@@ -241,7 +241,7 @@ def load_expectations(path: str | Path) -> list[LoadedScenario]:
     line number of a mismatch is still the file's own.
     """
     from handoff_sim.scenarios import load_path, load_text
-    from handoff_sim.scenarios.load._yaml import ParsedYaml, parse_yaml
+    from handoff_sim.scenarios.load import ParsedYaml, parse_yaml
 
     file = Path(path)
     if not file.is_file():
@@ -284,63 +284,16 @@ def _same_file(name: str, scenario: LoadedScenario) -> bool:
         return False
 
 
-class OtelSuite:
-    """Scenario traces collected during a run, written as one OTLP/JSON file at the end.
-
-    Creating one imports ``handoff_sim.otel``: without the ``otel`` extra that raises
-    ``MissingExtraError`` before anything runs.
-    """
-
-    def __init__(self, path: str | Path) -> None:
-        import handoff_sim.otel  # noqa: F401 - fail now, naming the extra, not after the run
-
-        self.path = Path(path)
-        self.items: list[tuple[str, Trace, dict[str, Any]]] = []
-
-    def add(self, result: ScenarioResult, name: str | None = None) -> None:
-        """Keep the trace of a scenario result, named ``path::id`` unless ``name`` is given."""
-        scenario = result.scenario
-        attributes = {
-            "handoff_sim.scenario.id": scenario.id,
-            "handoff_sim.scenario.path": str(scenario.path),
-            "handoff_sim.scenario.passed": result.passed,
-        }
-        self.items.append((name or f"{scenario.path}::{scenario.id}", result.trace, attributes))
-
-    def add_trace(self, name: str, trace: Trace, attributes: dict[str, Any]) -> None:
-        """Keep a trace under ``name`` with resource ``attributes``."""
-        self.items.append((name, trace, attributes))
-
-    def summary(self) -> str:
-        """``N trace(s) written to PATH``, and how many runs recorded no event (no spans)."""
-        empty = sum(1 for _, trace, _ in self.items if len(trace) == 0)
-        text = f"{len(self.items) - empty} trace(s) written to {self.path}"
-        return text + (f" ({empty} run(s) recorded no event, so no span)" if empty else "")
-
-    def write(self) -> int:
-        """Write every trace kept so far; returns how many. Raises ``OSError`` if it cannot."""
-        from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-        from handoff_sim.otel import export_trace, otlp_json
-        from handoff_sim.otel._json import write_json
-
-        exporter = InMemorySpanExporter()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        for name, trace, attributes in self.items:
-            export_trace(trace, exporter, name=name, resource_attributes=attributes)
-        write_json(otlp_json(exporter.get_finished_spans()), self.path)
-        return len(self.items)
-
-
 def open_suite(path: str | None, err: TextIO) -> tuple[OtelSuite | None, bool]:
     """The suite ``--otel PATH`` asks for (``None`` without it), and whether it could open."""
     if path is None:
         return None, True
     try:
-        return OtelSuite(path), True
+        from handoff_sim.otel import OtelSuite
     except ImportError as exc:
         print(f"handoff-sim run --otel: {exc}", file=err)
         return None, False
+    return OtelSuite(path), True
 
 
 def close_suite(suite: OtelSuite | None, err: TextIO) -> bool:

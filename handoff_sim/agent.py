@@ -30,7 +30,7 @@ from handoff_sim.errors import (
 from handoff_sim.messages import Message, ToolSpec
 from handoff_sim.models import ModelClient
 from handoff_sim.sessions import InMemorySessionStore, Session, SessionStore
-from handoff_sim.subagents._naming import SUBAGENT_PREFIX
+from handoff_sim.subagents import SUBAGENT_PREFIX
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.executor import HandoffExecutor
 from handoff_sim.subagents.policy import HandoffPolicy

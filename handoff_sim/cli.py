@@ -25,12 +25,12 @@ from handoff_sim._otel_cli import (
     run_check,
 )
 from handoff_sim._version import __version__
-from handoff_sim.adapters._registry import DEFAULT_RUNTIME, RUNTIME_NAMES
+from handoff_sim.adapters import DEFAULT_RUNTIME, RUNTIME_NAMES
 from handoff_sim.report import HTML_HELP, CommandReport
 
 if TYPE_CHECKING:
     from handoff_sim._cli_plugins import CommandPlugins
-    from handoff_sim.adapters._registry import RuntimeFactory
+    from handoff_sim.adapters import RuntimeFactory
     from handoff_sim.otel import OtelSuite
     from handoff_sim.scenarios import LoadedScenario
 
@@ -197,7 +197,7 @@ def _plugins(args: argparse.Namespace) -> CommandPlugins | None:
 
 def _scenario_files(paths: Sequence[str], err: TextIO) -> tuple[list[Path], int]:
     """The files to load, each once; every broken path or link is reported and counted."""
-    from handoff_sim.scenarios.load._discovery import discover
+    from handoff_sim.scenarios.load import discover
 
     found = discover(paths)
     for problem in found.problems:
@@ -211,7 +211,7 @@ def _load(path: Path, plugins: CommandPlugins, err: TextIO) -> list[LoadedScenar
     Model kinds are checked here, with the plugins' factories, as pytest collection does.
     """
     from handoff_sim.scenarios import ScenarioFileError, load_file
-    from handoff_sim.scenarios.build._model_kinds import model_kind_problems
+    from handoff_sim.scenarios.build import model_kind_problems
 
     try:
         loaded = load_file(path)

@@ -1,27 +1,71 @@
-"""Every error handoff_sim raises, grouped by who has to act.
+"""Every error handoff_sim and pytest_handoff define, grouped by who has to act.
+
+Every error the packages raise on their own account derives from ``HandoffSimError``,
+some also from the standard exception that says what kind of failure it is (in
+parentheses). A name in brackets says where a class defined elsewhere is imported
+from (``handoff_sim.`` left out); the others import from this module.
 
 HandoffSimError
 ├── ConfigurationError (ValueError)        raised at construction: fix the code
 │   ├── InvalidNameError                    blank or malformed agent/tool name
 │   ├── DuplicateToolNameError              two tools answer to one name
 │   ├── ReservedPrefixError                 plain tool named ``subagent_*``
-│   └── PolicyError                         invalid HandoffPolicy value
+│   ├── PolicyError                         invalid HandoffPolicy value
+│   ├── AgentDefinitionError                [styles.sophi] an agent definition is wrong
+│   ├── GovernanceError                     [adapters] governed() got what it cannot govern
+│   └── UnknownRuntimeError                 [adapters] no framework runtime by that name
 ├── RunError                               raised out of a run: the run stopped
 │   ├── BudgetExceededError                 the run budget (model calls, handoffs, nesting) ran out
+│   ├── CaptureError                        [adapters] capture() could not record a run
 │   ├── HandoffDeniedError                  policy denial under FailureAction.FAIL
+│   │   └── HandoffDeniedInRunError (AgentsException)
+│   │                                       [adapters.openai_agents] the same, out of Runner.run
 │   ├── MaxStepsExceededError               the ReAct loop ran out of steps
 │   └── VirtualTimeError                    a simulated run cannot go on
 │       ├── VirtualDeadlockError            every task blocked, no timer pending
 │       └── VirtualDeadlineError            virtual time passed the simulation's deadline
 ├── ScriptError                            a fake or custom model misbehaved: fix the test
 │   ├── ScriptExhaustedError                asked for more steps than scripted
-│   ├── ScriptAssertionError                a step's expectation on the request failed
+│   ├── ScriptAssertionError (AssertionError)
+│   │                                       a step's expectation on the request failed
 │   ├── FunctionModelError                  a FunctionModel function gave no answer
-│   ├── UnconsumedStepsError                assert_complete() found steps left
+│   ├── UnconsumedStepsError (AssertionError)
+│   │                                       assert_complete() found steps left
 │   └── ModelResponseError (TypeError)      a model client returned a malformed response
-└── SessionStoreError                      a session could not be saved, or a stored one read back
-HandoffTimeoutError (TimeoutError)         an attempt timed out; the model sees it
-UnknownToolError (LookupError)             a tool executor does not serve a name
+├── SessionStoreError                      a session could not be saved, or a stored one read back
+├── HandoffTimeoutError (TimeoutError)     an attempt timed out; the model sees it
+├── UnknownToolError (LookupError)         a tool executor does not serve a name
+├── ResultNormalizationError (TypeError, ValueError)
+│                                          [styles.flink] a result JSON cannot express
+├── ScenarioError                          [scenarios] a scenario cannot be loaded or run
+│   └── ScenarioFileError                   [scenarios] a malformed file: each problem at file:line
+├── ScenarioNotApplicable                  [adapters] a framework cannot express the scenario
+├── OtlpError (ValueError)                 OTLP trace data cannot be read as asked
+│   └── OtlpFormatError                     ill-formed OTLP/JSON, with the field path
+├── MissingExtraError (ImportError)        [adapters] the optional extra is not installed
+├── PluginLoadError                        [_cli_plugins] a command plugin cannot be loaded
+├── RecordedRunError                       [_trace_check] the error a recorded run ended with
+├── InvariantViolationError (AssertionError)
+│                                          [invariants] a trace breaks the runtime's invariants
+├── FuzzFailure (AssertionError)           [fuzzing] a generated case broke an invariant
+├── HandoffAssertionError (AssertionError) [pytest_handoff] an assertion helper failed
+└── ScenarioFailed (AssertionError)        [pytest_handoff.collection] a scenario item failed
+
+Outside the tree on purpose: a fake model raises these to imitate a model provider
+failing, as a real client's own exception would, so the runtime treats them as it
+treats any error of a user's code.
+
+SimulatedModelError (RuntimeError)         [testing] a script's ``{"error": ...}`` step
+└── AdversarialModelError                   [testing] an adversarial model's raising behaviour
+    └── AdversarialTimeoutError (TimeoutError)
+                                            [testing] a provider timeout, not a handoff timeout
+
+Warnings, and two exceptions that never leave the package:
+
+SubAgentNotOfferedWarning (UserWarning)    [styles.flink] no object input: never offered
+AgentDefinitionWarning (UserWarning)       [styles.sophi] a malformed definition file was skipped
+JsonProblem (ValueError)                   [_safe] text is not JSON; callers say where
+StopShrinking (BaseException)              [fuzzing._engine] the fuzzer's shrink budget is spent
 """
 
 from __future__ import annotations
@@ -37,6 +81,8 @@ __all__ = [
     "InvalidNameError",
     "MaxStepsExceededError",
     "ModelResponseError",
+    "OtlpError",
+    "OtlpFormatError",
     "PolicyError",
     "ReservedPrefixError",
     "RunError",
@@ -188,7 +234,7 @@ class SessionStoreError(HandoffSimError):
     """A session could not be saved (the store failed), or a stored file is corrupt or foreign."""
 
 
-class HandoffTimeoutError(TimeoutError):
+class HandoffTimeoutError(HandoffSimError, TimeoutError):
     """One handoff attempt ran past the policy's per-attempt timeout."""
 
     def __init__(self, tool: str, timeout: float) -> None:
@@ -199,9 +245,23 @@ class HandoffTimeoutError(TimeoutError):
         self.timeout = timeout
 
 
-class UnknownToolError(LookupError):
+class UnknownToolError(HandoffSimError, LookupError):
     """A tool executor was asked to run a tool name it does not serve."""
 
     def __init__(self, name: str, detail: str | None = None) -> None:
         super().__init__(detail or f"unknown tool: {name}")
         self.name = name
+
+
+class OtlpError(HandoffSimError, ValueError):
+    """OTLP trace data cannot be read as asked (see :class:`OtlpFormatError`)."""
+
+
+class OtlpFormatError(OtlpError):
+    """Ill-formed OTLP/JSON: ``source`` (the file), ``where`` (a field path) and ``what``."""
+
+    def __init__(self, source: str, where: str, what: str) -> None:
+        super().__init__(f"{source}: {where}: {what}" if where else f"{source}: {what}")
+        self.source = source
+        self.where = where
+        self.what = what

@@ -36,7 +36,7 @@ from handoff_sim.events import (
     ToolStartEvent,
 )
 from handoff_sim.messages import Message
-from handoff_sim.testing._steps import SimulatedModelError
+from handoff_sim.testing import SimulatedModelError
 from handoff_sim.tools import ToolSetExecutor
 from handoff_sim.trace import Trace
 
@@ -90,7 +90,7 @@ class Violation:
         return f"[{self.invariant}] {self.message}{where}"
 
 
-class InvariantViolationError(AssertionError):
+class InvariantViolationError(HandoffSimError, AssertionError):
     """Raised by :func:`assert_invariants`; ``violations`` lists what broke."""
 
     def __init__(self, violations: Sequence[Violation], detail: str = "") -> None:

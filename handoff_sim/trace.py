@@ -18,9 +18,11 @@ from handoff_sim.events import (
 )
 
 if TYPE_CHECKING:
-    from handoff_sim._otlp import ImportedTrace
+    from pathlib import Path
 
-__all__ = ["HandoffNode", "HandoffRecord", "Trace"]
+    from handoff_sim._otlp import OtlpTrace, UnmappedSpan
+
+__all__ = ["HandoffNode", "HandoffRecord", "ImportedTrace", "Trace", "read_otlp"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,15 +204,75 @@ class Trace(Sequence[Event]):
         name). Spans that map to nothing are kept in ``.unmapped``; an ill-formed file
         raises ``OtlpFormatError`` naming the field. See docs/otel.md.
         """
-        from handoff_sim._otlp import trace_from_otlp
+        from handoff_sim._otlp import choose_trace, source_label
 
-        return trace_from_otlp(source if isinstance(source, Mapping) else str(source), trace_id)
+        source = source if isinstance(source, Mapping) else str(source)
+        chosen = choose_trace(read_otlp(source), source, trace_id)
+        return chosen if chosen is not None else ImportedTrace(source=source_label(source))
 
     def to_mermaid(self) -> str:
         """A Mermaid sequence diagram of the handoffs."""
         from handoff_sim._mermaid import render_mermaid
 
         return render_mermaid(self._events)
+
+
+class ImportedTrace(Trace):
+    """A :class:`Trace` read from OTLP data, with its trace id, name and what was not mapped.
+
+    ``unmapped`` lists the spans that became no event; ``notes`` lists what the import
+    had to assume (say, a parent span missing from the file).
+    """
+
+    __slots__ = ("name", "notes", "source", "trace_id", "unmapped")
+
+    def __init__(
+        self,
+        events: Sequence[Event] = (),
+        *,
+        trace_id: str = "",
+        name: str | None = None,
+        source: str = "",
+        unmapped: Sequence[UnmappedSpan] = (),
+        notes: Sequence[str] = (),
+    ) -> None:
+        super().__init__(events)
+        self.trace_id = trace_id
+        self.name = name
+        self.source = source
+        self.unmapped: tuple[UnmappedSpan, ...] = tuple(unmapped)
+        self.notes: tuple[str, ...] = tuple(notes)
+
+    @classmethod
+    def of(cls, read: OtlpTrace) -> ImportedTrace:
+        """The trace of one trace id as the OTLP reader returned it."""
+        return cls(
+            read.events,
+            trace_id=read.trace_id,
+            name=read.name,
+            source=read.source,
+            unmapped=read.unmapped,
+            notes=read.notes,
+        )
+
+    @property
+    def label(self) -> str:
+        """The trace's name when it has one, else its trace id."""
+        return self.name or self.trace_id
+
+    def __repr__(self) -> str:
+        return f"ImportedTrace({self.label!r}, {len(self)} events, {len(self.unmapped)} unmapped)"
+
+
+def read_otlp(source: str | Path | Mapping[str, Any]) -> list[ImportedTrace]:
+    """One :class:`ImportedTrace` per trace id in ``source``, in the order they first appear.
+
+    ``source`` is a path to an OTLP/JSON file (one request, or one per line) or the
+    request as a mapping. Raises ``OtlpFormatError`` when it is ill-formed.
+    """
+    from handoff_sim._otlp import read_traces
+
+    return [ImportedTrace.of(read) for read in read_traces(source)]
 
 
 def _event_line(line: str, number: int) -> Event:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios.load._discovery import Discovery
+    from handoff_sim.scenarios.load import Discovery
 
 __all__ = ["BROKEN_FILES", "DISCOVERY", "SCENARIO_DIRS"]
 

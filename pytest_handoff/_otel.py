@@ -16,8 +16,6 @@ from typing import Any
 
 import pytest
 
-from handoff_sim._otel_cli import OtelSuite
-
 __all__ = ["register"]
 
 _KEY = "handoff_otel_traces"
@@ -27,6 +25,8 @@ class _Recorder:
     """Keeps the traces of scenario results and writes them at the end of the session."""
 
     def __init__(self, config: pytest.Config, path: Path) -> None:
+        from handoff_sim.otel import OtelSuite  # without the extra: MissingExtraError, now
+
         self.config = config
         self.suite = OtelSuite(path)
         self.worker = hasattr(config, "workerinput")

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from handoff_sim.errors import HandoffSimError
+
 if TYPE_CHECKING:
-    from handoff_sim import HandoffRecord, Trace
+    from handoff_sim.trace import HandoffRecord, Trace
 
 __all__ = [
     "HandoffAssertionError",
@@ -20,7 +22,7 @@ __all__ = [
 ]
 
 
-class HandoffAssertionError(AssertionError):
+class HandoffAssertionError(HandoffSimError, AssertionError):
     """A handoff assertion helper found the trace (or construction) not as expected."""
 
     __module__ = "pytest_handoff"

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from handoff_sim.errors import HandoffSimError
+
 if TYPE_CHECKING:
     from handoff_sim.scenarios import LoadedScenario, ModelFactory, Problem
-    from handoff_sim.scenarios.load._discovery import Discovery
+    from handoff_sim.scenarios.load import Discovery
 
 from pytest_handoff._keys import BROKEN_FILES, SCENARIO_DIRS
 
@@ -33,7 +35,7 @@ __all__ = [
 _SCENARIO_MARK = "handoff_scenario"
 
 
-class ScenarioFailed(AssertionError):
+class ScenarioFailed(HandoffSimError, AssertionError):
     """A scenario did not meet its expectations; ``str()`` is the whole readable report."""
 
 
@@ -87,7 +89,7 @@ class ScenarioFile(pytest.File):
 
     def _item(self, scenario: LoadedScenario) -> ScenarioItem:
         marks = [getattr(pytest.mark, _SCENARIO_MARK)(scenario.name)]
-        from handoff_sim.scenarios.schema._types import tag_problem
+        from handoff_sim.scenarios.schema import tag_problem
 
         for index, tag in enumerate(scenario.tags):
             problem = tag_problem(tag)  # the loader refuses these too; never trust a marker
@@ -108,7 +110,7 @@ def _model_kind_problems(config: pytest.Config, scenarios: list[LoadedScenario])
 
     A scenario that a plugin's ``pytest_handoff_runtime`` runs is left to that runtime.
     """
-    from handoff_sim.scenarios.build._model_kinds import model_kind_problems
+    from handoff_sim.scenarios.build import model_kind_problems
     from pytest_handoff._execute import _ModelHook
 
     def factories(scenario: LoadedScenario) -> list[ModelFactory] | None:

@@ -19,7 +19,7 @@ import pytest
 from pytest_handoff._keys import BROKEN_FILES, DISCOVERY, SCENARIO_DIRS
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios.load._discovery import Discovery
+    from handoff_sim.scenarios.load import Discovery
 
 pytest_plugins = ["pytest_handoff.fixtures", "pytest_handoff._report"]
 
@@ -150,7 +150,7 @@ def _discovery(config: pytest.Config) -> Discovery:
     """The scenario files of every scenario directory, each once (walked on first use)."""
     found = config.stash.get(DISCOVERY, None)
     if found is None:
-        from handoff_sim.scenarios.load._discovery import discover
+        from handoff_sim.scenarios.load import discover
 
         dirs: tuple[Path, ...] = config.stash.get(SCENARIO_DIRS, ())
         found = config.stash[DISCOVERY] = discover(dirs)

@@ -1,12 +1,13 @@
-"""OTLP/JSON trace data read back into traces, without the OpenTelemetry SDK.
+"""OTLP/JSON trace data read back into events, without the OpenTelemetry SDK.
 
-``Trace.from_otlp(path_or_dict)`` delegates here. A file written by handoff-sim's
-own export reads back into the very events it was written from; spans of other
+``Trace.from_otlp(path_or_dict)`` and ``read_otlp`` read through here. A file written
+by handoff-sim's own export reads back into the very events it was written from; spans of other
 GenAI-instrumented frameworks are read through the GenAI semantic conventions
 (see docs/otel.md). Spans that are neither an agent run, a model call nor a tool
-call are kept on the trace as :attr:`ImportedTrace.unmapped`, never dropped.
+call are kept as :attr:`OtlpTrace.unmapped`, never dropped.
 
-This module needs only the events and the trace: it sits at the runtime's level.
+This module needs only the events: it sits below ``handoff_sim.trace``, which makes
+an ``ImportedTrace`` of each :class:`OtlpTrace` it returns.
 """
 
 from __future__ import annotations
@@ -14,21 +15,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from handoff_sim._otlp._events import map_tree
 from handoff_sim._otlp._parse import OtlpError, OtlpFormatError, RawSpan, read_source
 from handoff_sim._otlp._tree import trees
 from handoff_sim.events import Event
-from handoff_sim.trace import Trace
 
 __all__ = [
-    "ImportedTrace",
+    "Labelled",
     "OtlpError",
     "OtlpFormatError",
+    "OtlpTrace",
     "UnmappedSpan",
-    "read_otlp",
-    "trace_from_otlp",
+    "choose_trace",
+    "read_traces",
+    "source_label",
 ]
 
 
@@ -50,39 +52,20 @@ class UnmappedSpan:
         return f"{self.where}: span {self.name!r} ({self.span_id}) not mapped: {self.reason}"
 
 
-class ImportedTrace(Trace):
-    """A :class:`Trace` read from OTLP data, with its trace id, name and what was not mapped.
+@dataclass(frozen=True, slots=True)
+class OtlpTrace:
+    """The events of one trace id read from OTLP data, and what the import could not map.
 
     ``unmapped`` lists the spans that became no event; ``notes`` lists what the import
     had to assume (say, a parent span missing from the file).
     """
 
-    __slots__ = ("name", "notes", "source", "trace_id", "unmapped")
-
-    def __init__(
-        self,
-        events: Sequence[Event] = (),
-        *,
-        trace_id: str = "",
-        name: str | None = None,
-        source: str = "",
-        unmapped: Sequence[UnmappedSpan] = (),
-        notes: Sequence[str] = (),
-    ) -> None:
-        super().__init__(events)
-        self.trace_id = trace_id
-        self.name = name
-        self.source = source
-        self.unmapped: tuple[UnmappedSpan, ...] = tuple(unmapped)
-        self.notes: tuple[str, ...] = tuple(notes)
-
-    @property
-    def label(self) -> str:
-        """The trace's name when it has one, else its trace id."""
-        return self.name or self.trace_id
-
-    def __repr__(self) -> str:
-        return f"ImportedTrace({self.label!r}, {len(self)} events, {len(self.unmapped)} unmapped)"
+    events: tuple[Event, ...]
+    trace_id: str
+    name: str | None
+    source: str
+    unmapped: tuple[UnmappedSpan, ...]
+    notes: tuple[str, ...]
 
 
 def _unmapped(span: RawSpan, reason: str) -> UnmappedSpan:
@@ -99,8 +82,8 @@ def _unmapped(span: RawSpan, reason: str) -> UnmappedSpan:
     )
 
 
-def read_otlp(source: str | Path | Mapping[str, Any]) -> list[ImportedTrace]:
-    """One :class:`ImportedTrace` per trace id in ``source``, in the order they first appear.
+def read_traces(source: str | Path | Mapping[str, Any]) -> list[OtlpTrace]:
+    """One :class:`OtlpTrace` per trace id in ``source``, in the order they first appear.
 
     ``source`` is a path to an OTLP/JSON file (one request, or one per line) or the
     request as a mapping. Raises :class:`OtlpFormatError` when it is ill-formed.
@@ -110,24 +93,46 @@ def read_otlp(source: str | Path | Mapping[str, Any]) -> list[ImportedTrace]:
     for tree in trees(label, spans):
         mapped = map_tree(label, tree)
         found.append(
-            ImportedTrace(
-                mapped.events,
+            OtlpTrace(
+                tuple(mapped.events),
                 trace_id=tree.trace_id,
                 name=tree.name,
                 source=label,
-                unmapped=[_unmapped(span, why) for span, why in mapped.unmapped],
-                notes=tree.notes,
+                unmapped=tuple(_unmapped(span, why) for span, why in mapped.unmapped),
+                notes=tuple(tree.notes),
             )
         )
     return found
 
 
-def trace_from_otlp(
-    source: str | Path | Mapping[str, Any], trace_id: str | None = None
-) -> ImportedTrace:
-    """The one trace of ``source``, or the one whose id or name is ``trace_id``."""
-    found = read_otlp(source)
-    label = str(source) if not isinstance(source, Mapping) else "<dict>"
+def source_label(source: object) -> str:
+    """How messages name ``source``: its path, or ``<dict>`` for a request given as data."""
+    return "<dict>" if isinstance(source, Mapping) else str(source)
+
+
+class Labelled(Protocol):
+    """A trace read back: its id, its name if it has one, and the label messages use."""
+
+    @property
+    def trace_id(self) -> str: ...
+
+    @property
+    def name(self) -> str | None: ...
+
+    @property
+    def label(self) -> str: ...
+
+
+T = TypeVar("T", bound=Labelled)
+
+
+def choose_trace(found: Sequence[T], source: object, trace_id: str | None) -> T | None:
+    """The one trace of ``found``, or the one whose id or name is ``trace_id``.
+
+    ``None`` when ``source`` holds no span at all; :class:`OtlpError` when the choice
+    is not one trace.
+    """
+    label = source_label(source)
     if trace_id is not None:
         chosen = [t for t in found if trace_id in (t.trace_id, t.name)]
         if len(chosen) == 1:
@@ -136,14 +141,14 @@ def trace_from_otlp(
     if len(found) == 1:
         return found[0]
     if not found:
-        return ImportedTrace(source=label)
+        return None
     raise OtlpError(
         f"{label}: holds {len(found)} traces; choose one with trace_id= "
         f"(or read them all with handoff_sim.otel.read_otlp){_listing(found)}"
     )
 
 
-def _listing(found: list[ImportedTrace]) -> str:
+def _listing(found: Sequence[Labelled]) -> str:
     if not found:
         return " (the file holds no span)"
     shown = ", ".join(t.label for t in found[:10])

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from handoff_sim._safe import JsonProblem, parse_json
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import OtlpError, OtlpFormatError
 
 __all__ = ["OtlpError", "OtlpFormatError", "RawEvent", "RawSpan", "read_source"]
 
@@ -37,20 +37,6 @@ _KINDS = {
 _CODES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 _HEX = re.compile(r"[0-9a-fA-F]*")
 _INT = re.compile(r"-?[0-9]{1,20}")
-
-
-class OtlpError(HandoffSimError, ValueError):
-    """OTLP trace data cannot be read as asked (see :class:`OtlpFormatError`)."""
-
-
-class OtlpFormatError(OtlpError):
-    """Ill-formed OTLP/JSON: ``source`` (the file), ``where`` (a field path) and ``what``."""
-
-    def __init__(self, source: str, where: str, what: str) -> None:
-        super().__init__(f"{source}: {where}: {what}" if where else f"{source}: {what}")
-        self.source = source
-        self.where = where
-        self.what = what
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,38 @@ Each offers ``SimModel`` (a fake model of ours as the framework's model), ``capt
 (a framework run recorded as a :class:`~handoff_sim.Trace`), ``governed(...)`` (a
 :class:`~handoff_sim.HandoffPolicy` applied to a delegation) and ``simulate_run(...)``
 (a framework run on the virtual-time loop). Importing one without its extra raises
-:class:`MissingExtraError`, which names the extra to install.
+:class:`MissingExtraError`, which names the extra to install; :func:`require_extra` is
+that check, for every module behind an extra (``handoff_sim.otel`` too).
+
+Scenario files run on a framework through :func:`runtime_factory` (``handoff-sim run
+--runtime openai-agents``, ``pytest --handoff-runtime pydantic-ai``); a scenario that
+needs a feature the framework lacks raises :class:`ScenarioNotApplicable`.
 """
 
-from handoff_sim.adapters._errors import CaptureError, MissingExtraError
+from handoff_sim.adapters._errors import (
+    CaptureError,
+    GovernanceError,
+    MissingExtraError,
+    ScenarioNotApplicable,
+    require_extra,
+)
+from handoff_sim.adapters._registry import (
+    DEFAULT_RUNTIME,
+    RUNTIME_NAMES,
+    RuntimeFactory,
+    UnknownRuntimeError,
+    runtime_factory,
+)
 
-__all__ = ["CaptureError", "MissingExtraError"]
+__all__ = [
+    "DEFAULT_RUNTIME",
+    "RUNTIME_NAMES",
+    "CaptureError",
+    "GovernanceError",
+    "MissingExtraError",
+    "RuntimeFactory",
+    "ScenarioNotApplicable",
+    "UnknownRuntimeError",
+    "require_extra",
+    "runtime_factory",
+]

@@ -30,7 +30,7 @@ from handoff_sim.adapters._recording import recorder_for
 from handoff_sim.errors import UnknownToolError
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session
-from handoff_sim.subagents._input import envelope, resolve_input
+from handoff_sim.subagents import envelope, resolve_input
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.executor import HandoffExecutor
 from handoff_sim.subagents.policy import HandoffPolicy, SessionMode

@@ -48,7 +48,7 @@ from handoff_sim.adapters._capture import (
 from handoff_sim.adapters._recording import Delegation, RunRecord, RunStatus
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session
-from handoff_sim.subagents._input import resolve_input
+from handoff_sim.subagents import resolve_input
 
 __all__ = ["OpenAIAgentsCapture"]
 

@@ -94,14 +94,13 @@ def build_case(case: Mapping[str, Any]) -> Agent:
     directory (:func:`case_of` makes a loaded file's one absolute).
     """
     from handoff_sim.scenarios import ScenarioSpec
-    from handoff_sim.scenarios.build._agents import (
+    from handoff_sim.scenarios.build import (
         BuildContext,
         build_entry_agent,
         build_models,
         build_type_models,
     )
-    from handoff_sim.scenarios.load._agent_types import resolve_agent_types
-    from handoff_sim.scenarios.load._yaml import dotted
+    from handoff_sim.scenarios.load import dotted, resolve_agent_types
     from handoff_sim.sessions import InMemorySessionStore
 
     clean, knobs = _split_knobs(case)

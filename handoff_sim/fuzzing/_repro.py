@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from handoff_sim.errors import HandoffSimError
 from handoff_sim.fuzzing._case import FAULTS, CaseResult, check_case
 from handoff_sim.invariants import Violation
 
@@ -39,7 +40,7 @@ def python_reproducer(case: Mapping[str, Any], *, fault: str | None = None) -> s
     )
 
 
-class FuzzFailure(AssertionError):
+class FuzzFailure(HandoffSimError, AssertionError):
     """A generated case broke an invariant; the message holds both reproducers."""
 
     def __init__(

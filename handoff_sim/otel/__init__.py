@@ -15,7 +15,7 @@ back needs no SDK: ``Trace.from_otlp``. The mapping is in docs/otel.md.
 
 from __future__ import annotations
 
-from handoff_sim.adapters._errors import require_extra
+from handoff_sim.adapters import require_extra
 
 require_extra(
     "opentelemetry.sdk.trace", adapter="handoff_sim.otel", extra="otel", package="opentelemetry-sdk"
@@ -29,22 +29,18 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
     InMemorySpanExporter,
 )
 
-from handoff_sim._otlp import (  # noqa: E402
-    ImportedTrace,
-    OtlpError,
-    OtlpFormatError,
-    UnmappedSpan,
-    read_otlp,
-)
+from handoff_sim._otlp import OtlpError, OtlpFormatError, UnmappedSpan  # noqa: E402
 from handoff_sim._otlp._names import DEFAULT_EPOCH_NS  # noqa: E402
 from handoff_sim.otel._json import OtlpJsonFileExporter, otlp_json, write_json  # noqa: E402
 from handoff_sim.otel._sdk import Epoch, export_seeded, export_trace, trace_spans  # noqa: E402
-from handoff_sim.trace import Trace  # noqa: E402
+from handoff_sim.otel._suite import OtelSuite  # noqa: E402
+from handoff_sim.trace import ImportedTrace, Trace, read_otlp  # noqa: E402
 
 __all__ = [
     "DEFAULT_EPOCH_NS",
     "Epoch",
     "ImportedTrace",
+    "OtelSuite",
     "OtlpError",
     "OtlpFormatError",
     "OtlpJsonFileExporter",

@@ -125,7 +125,7 @@ def export_seeded(
 
 
 def _emit(provider: TracerProvider, ids: _FixedIds, plan: Sequence[PlannedSpan], zero: int) -> None:
-    from handoff_sim import __version__
+    from handoff_sim._version import __version__
 
     tracer = provider.get_tracer(SCOPE, __version__)
     trace_bytes = ids.trace_id.to_bytes(16, "big")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -165,11 +166,18 @@ def _checked_name(name: object) -> str:
     return trimmed
 
 
+def _runs_as_subagent(agent: object) -> bool:
+    """Whether ``agent``'s class runs as a handoff target: an Agent (``async run_as_subagent``).
+
+    Asked of the class, not the object, so a mock answering every attribute is not taken
+    for one; and without importing ``handoff_sim.agent``, which imports this module.
+    """
+    return inspect.iscoroutinefunction(getattr(type(agent), "run_as_subagent", None))
+
+
 def _check_agent(name: str, agent: object, *, stand_in: bool) -> None:
     """The mounted agent must be an Agent object: a name or a model is refused, saying so."""
-    from handoff_sim.agent import Agent
-
-    if isinstance(agent, Agent) or (stand_in and isinstance(getattr(agent, "name", None), str)):
+    if _runs_as_subagent(agent) or (stand_in and isinstance(getattr(agent, "name", None), str)):
         return
     if agent is None:
         raise ConfigurationError(

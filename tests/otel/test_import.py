@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from handoff_sim import Trace
-from handoff_sim._otlp import OtlpError, OtlpFormatError, read_otlp
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import HandoffSimError, OtlpError, OtlpFormatError
 from handoff_sim.invariants import check_invariants
+from handoff_sim.trace import read_otlp
 from pytest_handoff.assertions import assert_handoffs_balanced
 from tests.otel._support import FIXTURES
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from handoff_sim import Trace
-from handoff_sim._otlp import read_otlp
 from handoff_sim.adapters import MissingExtraError
 from handoff_sim.cli import main
+from handoff_sim.trace import read_otlp
 from tests.otel._support import FIXTURES, NEEDS_OTEL
 
 PASSING = """\

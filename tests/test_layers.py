@@ -1,0 +1,260 @@
+"""Imports point one way, down the layers of docs/architecture.md, and never in a circle.
+
+Every import of a module of ours counts, at module level or inside a function; the
+ones under ``if TYPE_CHECKING:`` count for the direction (an annotation is a
+dependency too) but not for cycles (they never run). A name with a leading
+underscore (a module or a name in one) is private to the component that holds it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from tests._package_modules import ROOT, Import, SourceModule, imports, modules
+
+# From the bottom. A module belongs to the layer of the longest entry its dotted name
+# starts with (handoff_sim.scenarios.load._yaml is in "scenarios"). Entries are relative
+# to handoff_sim unless they name pytest_handoff; "" is the package's own __init__.
+# pytest_handoff.hookspecs is the contract of the plugins the command loads too, so
+# it sits with the command line (pytest loads it at start-up: it imports no runtime).
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "values",
+        (
+            "_durations",
+            "_limits",
+            "_safe",
+            "_version",
+            "errors",
+            "events",
+            "hooks",
+            "messages",
+            "models",
+            "sessions",
+        ),
+    ),
+    (
+        "runtime",
+        (
+            "_context",
+            "_mermaid",
+            "_otlp",
+            "_react_loop",
+            "_tool_calls",
+            "agent",
+            "simulation",
+            "subagents",
+            "tools",
+            "trace",
+        ),
+    ),
+    ("styles and fakes", ("invariants", "styles", "testing")),
+    ("scenarios", ("scenarios",)),
+    ("integrations", ("adapters", "otel", "report")),
+    ("generation", ("fuzzing", "strategies")),
+    (
+        "command line",
+        (
+            "__main__",
+            "_cli_plugins",
+            "_otel_cli",
+            "_trace_check",
+            "cli",
+            "pytest_handoff.hookspecs",
+        ),
+    ),
+    ("package", ("",)),
+    ("pytest plugin", ("pytest_handoff",)),
+)
+
+
+def _absolute(entry: str) -> str:
+    if entry.startswith("pytest_handoff"):
+        return entry
+    return f"handoff_sim.{entry}" if entry else "handoff_sim"
+
+
+def layer_of(module: str) -> int:
+    """The index in LAYERS of ``module``'s layer."""
+    best: tuple[int, int] | None = None
+    for index, (_, entries) in enumerate(LAYERS):
+        for entry in map(_absolute, entries):
+            if module == entry or module.startswith(entry + "."):
+                if entry == "handoff_sim" and module != entry:
+                    continue  # the package's __init__ only
+                if best is None or len(entry) > best[1]:
+                    best = (index, len(entry))
+    if best is None:
+        raise LookupError(f"{module} is in no layer: add it to LAYERS in tests/test_layers.py")
+    return best[0]
+
+
+def component_of_private(name: str) -> str | None:
+    """Who may import ``name``: None for a public name, else the owning component.
+
+    The owner of ``handoff_sim._x`` is the package ``handoff_sim``; the owner of a
+    private name deeper down (``handoff_sim.scenarios.load._yaml``) is the
+    first-level component (``handoff_sim.scenarios``), whose sub-packages share it.
+    """
+    parts = name.split(".")
+    for index, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            return ".".join(parts[: min(index, 2)])
+    return None
+
+
+def _all_imports() -> Iterator[tuple[SourceModule, Import]]:
+    for module in modules().values():
+        for found in imports(module):
+            yield module, found
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for name in modules():
+        layer_of(name)
+
+
+def test_no_import_points_up_a_layer() -> None:
+    upward = [
+        f"{module.where}:{found.line}: {module.name} ({LAYERS[layer_of(module.name)][0]}) "
+        f"imports {found.name} ({LAYERS[layer_of(found.target)][0]})"
+        for module, found in _all_imports()
+        if layer_of(found.target) > layer_of(module.name)
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_module_imports_another_components_private_name() -> None:
+    trespass = []
+    for module, found in _all_imports():
+        owner = component_of_private(found.name)
+        if owner is None or module.name == owner or module.name.startswith(owner + "."):
+            continue
+        trespass.append(f"{module.where}:{found.line}: {module.name} imports {found.name}")
+    assert not trespass, "\n".join(trespass)
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {name: set() for name in modules()}
+    for module, found in _all_imports():
+        if not found.type_checking:
+            graph[module.name].add(found.target)
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    cycles: list[list[str]] = []
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    cycles.append(sorted(component))
+    return cycles
+
+
+def test_no_import_cycles_counting_function_level_imports() -> None:
+    cycles = import_cycles(_graph())
+    assert not cycles, "\n".join(" <-> ".join(cycle) for cycle in cycles)
+
+
+@pytest.mark.parametrize(
+    ("graph", "expected"),
+    [
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+        ({"a": {"b"}, "b": {"a"}, "c": {"a"}}, [["a", "b"]]),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"d"}}, [["a", "b", "c"]]),
+    ],
+)
+def test_cycle_finder_finds_exactly_the_cycles(
+    graph: dict[str, set[str]], expected: list[list[str]]
+) -> None:
+    assert import_cycles(graph) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "owner"),
+    [
+        ("handoff_sim.agent.Agent", None),
+        ("handoff_sim._context.Frame", "handoff_sim"),
+        ("handoff_sim.scenarios.load._yaml.parse_yaml", "handoff_sim.scenarios"),
+        ("handoff_sim.scenarios.run.runner._expected", "handoff_sim.scenarios"),
+        ("handoff_sim.subagents._input", "handoff_sim.subagents"),
+        ("pytest_handoff._records._fail", "pytest_handoff"),
+        ("handoff_sim.__version__", None),
+    ],
+)
+def test_private_names_belong_to_their_component(name: str, owner: str | None) -> None:
+    assert component_of_private(name) == owner
+
+
+def _documented_layers() -> list[tuple[str, set[str]]]:
+    """The layers table of docs/architecture.md: each row's name and the modules it names."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][2:]
+    found = []
+    for row in rows:
+        name, cell = (part.strip() for part in row.strip("|").split("|"))
+        cell = cell.split(":", 1)[0]  # "`scenarios/`: its phases" names the package
+        found.append((name, {_entry_of(path) for path in re.findall(r"`([^`]+)`", cell)}))
+    return found
+
+
+def _entry_of(path: str) -> str:
+    """A LAYERS entry for a path of the table: ``subagents/`` is subagents, ``x.py`` is x."""
+    if path == "handoff_sim/__init__.py":
+        return ""
+    dotted = path.removesuffix("/").removesuffix(".py").replace("/", ".")
+    return dotted if dotted.startswith("pytest_handoff") else dotted.removeprefix("handoff_sim.")
+
+
+def test_the_layers_are_the_ones_docs_architecture_describes() -> None:
+    documented = _documented_layers()
+    assert [name for name, _ in documented] == [name for name, _ in LAYERS]
+    for (name, modules_named), (_, entries) in zip(documented, LAYERS, strict=True):
+        assert modules_named == set(entries), name
+
+
+def test_a_module_is_in_the_layer_of_its_longest_entry() -> None:
+    assert layer_of("handoff_sim") == 7
+    assert layer_of("handoff_sim.cli") == 6
+    assert layer_of("pytest_handoff.plugin") == 8
+    assert layer_of("pytest_handoff.hookspecs") == 6
+    assert layer_of("handoff_sim.scenarios.load._yaml") == 3
+    with pytest.raises(LookupError, match=r"handoff_sim\.nowhere is in no layer"):
+        layer_of("handoff_sim.nowhere")
