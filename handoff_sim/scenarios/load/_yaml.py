@@ -4,15 +4,30 @@ Hostile text is refused as a located problem, never an exception: a character YA
 forbids (NUL), nesting deeper than ``MAX_YAML_DEPTH``, aliases that expand past
 ``MAX_YAML_NODES`` values or into themselves, a scalar Python cannot build (a
 5,000-digit integer, the date 2024-13-45).
+
+Two parsers, one verdict. libyaml (PyYAML's C parser, when PyYAML was built with it)
+reads a file about ten times faster and gives every node the same line and column;
+PyYAML's pure-Python parser is the reference. libyaml only ever *accepts* a file: on
+any error, on a duplicate key or a bound passed, and on text the two read (or might
+read) differently (a tab, a byte-order mark or a Unicode line break inside the text,
+``?`` inside a plain scalar in ``[...]`` or ``{...}``, a comment glued to a block
+scalar header, an empty value tagged ``!``), the pure parser reads the file again and
+its verdict and message stand. So every message is the one the pure parser gives.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
+
+try:  # PyYAML built without libyaml has no C parser
+    from yaml.cyaml import CSafeLoader as _CSafeLoader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    _CSafeLoader = None  # type: ignore[assignment,misc]
 
 from handoff_sim._durations import shown
 from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
@@ -118,8 +133,79 @@ def _too_deep() -> str:
     return f"nested deeper than {MAX_YAML_DEPTH} levels"
 
 
+LIBYAML: type[yaml.cyaml.CSafeLoader] | None = _CSafeLoader
+"""The libyaml loader used first, or None (PyYAML without libyaml; tests set it to None)."""
+
+_PURE_ONLY = re.compile(r"[\t\ufeff\x85\u2028\u2029]|[|>][-+0-9]*#")
+"""Text the two parsers read differently: left to the pure parser."""
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
 def parse_yaml(text: str, path: str) -> ParsedYaml | Problem:
     """Compose and construct one YAML document; a syntax error comes back as a Problem."""
+    if LIBYAML is not None and _PURE_ONLY.search(text) is None:
+        parsed = _parse_libyaml(LIBYAML, text)
+        if parsed is not None:
+            return parsed
+    return _parse_pure(text, path)
+
+
+def _parse_libyaml(loader_type: type[yaml.cyaml.CSafeLoader], text: str) -> ParsedYaml | None:
+    """The document read by libyaml, or None when the pure parser must have the last word."""
+    try:
+        loader = loader_type(text)
+        node = loader.get_single_node()
+        if node is not None and not _accepted(node):
+            return None
+        data = loader.construct_document(node) if node is not None else None
+    except Exception:  # any refusal is worded by the pure parser, exactly as it always was
+        return None
+    return ParsedYaml(data, SourceMap(node), [])
+
+
+def _accepted(root: yaml.Node) -> bool:
+    """Whether the pure parser reads this libyaml tree the same and has nothing to report.
+
+    One walk, each node once: no duplicate key, within ``MAX_YAML_DEPTH`` and
+    ``MAX_YAML_NODES``, no plain scalar the parsers read differently. A node reached
+    twice (an alias) leaves the expanded bounds to :func:`_measure`, which raises.
+    """
+    stack: list[tuple[yaml.Node, int, bool]] = [(root, 1, False)]
+    seen: set[int] = set()
+    shared = False
+    while stack:
+        node, depth, in_flow = stack.pop()
+        if id(node) in seen:
+            shared = True
+        elif depth > MAX_YAML_DEPTH or not _node_accepted(node, in_flow):
+            return False
+        else:
+            seen.add(id(node))
+            flow = bool(getattr(node, "flow_style", False))
+            stack.extend((child, depth + 1, flow) for child in _children(node))
+    if shared:
+        _measure(root)
+    return len(seen) <= MAX_YAML_NODES
+
+
+def _node_accepted(node: yaml.Node, in_flow: bool) -> bool:
+    """No duplicate key in a mapping; no plain scalar the two parsers read differently."""
+    if isinstance(node, yaml.MappingNode):
+        names = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
+        return len(set(names)) == len(names)
+    if isinstance(node, yaml.ScalarNode) and not node.style:
+        return not _read_differently(node, in_flow)
+    return True
+
+
+def _read_differently(node: yaml.ScalarNode, in_flow: bool) -> bool:
+    """A plain scalar libyaml reads otherwise: ``?`` in a flow collection, an empty ``!``."""
+    return (in_flow and "?" in node.value) or (node.value == "" and node.tag == _STR_TAG)
+
+
+def _parse_pure(text: str, path: str) -> ParsedYaml | Problem:
+    """The reference reading, with every refusal located."""
     loader: _Loader | None = None
     try:
         loader = _Loader(text)
