@@ -7,7 +7,9 @@
 * ``virtual_clock`` — the simulation's clock: ``.now``, ``.advance(seconds)``;
 * ``handoff_snapshot`` — syrupy's ``snapshot`` storing one text trace per test;
 * ``run_scenario`` — run a scenario file or mapping through the plugin's hooks;
-* ``handoff_fuzz`` — fuzz a policy configuration: ``handoff_fuzz.check(policy)``.
+* ``handoff_fuzz`` — fuzz a policy configuration: ``handoff_fuzz.check(policy)``;
+* ``openai_agents_capture`` / ``pydantic_ai_capture`` — the test's framework runs recorded
+  as a handoff-sim trace (``capture()`` of ``handoff_sim.adapters``; needs the extra).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ if TYPE_CHECKING:
     from syrupy.assertion import SnapshotAssertion
 
     from handoff_sim import Simulation
+    from handoff_sim.adapters.openai_agents import OpenAIAgentsCapture
+    from handoff_sim.adapters.pydantic_ai import PydanticAICapture
     from handoff_sim.fuzzing.pytest_support import PolicyFuzzer
     from pytest_handoff._builders import (
         AgentBuilder,
@@ -36,6 +40,8 @@ __all__ = [
     "handoff_agent",
     "handoff_fuzz",
     "handoff_snapshot",
+    "openai_agents_capture",
+    "pydantic_ai_capture",
     "run_scenario",
     "scripted_model",
     "simulation",
@@ -129,3 +135,27 @@ def handoff_fuzz() -> PolicyFuzzer:
     from handoff_sim.fuzzing.pytest_support import PolicyFuzzer
 
     return PolicyFuzzer()
+
+
+@pytest.fixture
+def openai_agents_capture() -> Iterator[OpenAIAgentsCapture]:
+    """The OpenAI Agents SDK runs of the test, recorded: ``openai_agents_capture.trace``.
+
+    Needs the extra ``openai-agents``; without it the fixture raises ``MissingExtraError``.
+    """
+    from handoff_sim.adapters.openai_agents import capture
+
+    with capture() as cap:
+        yield cap
+
+
+@pytest.fixture
+def pydantic_ai_capture() -> Iterator[PydanticAICapture]:
+    """The pydantic-ai runs of the test, recorded: ``pydantic_ai_capture.trace``.
+
+    Needs the extra ``pydantic-ai``; without it the fixture raises ``MissingExtraError``.
+    """
+    from handoff_sim.adapters.pydantic_ai import capture
+
+    with capture() as cap:
+        yield cap

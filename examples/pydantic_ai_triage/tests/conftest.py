@@ -1,0 +1,10 @@
+import pytest
+from triage import build_triage
+
+from handoff_sim.adapters.pydantic_ai import SimModel
+
+
+@pytest.fixture
+def triage(scripted_model):
+    """The triage agent on scripted models: ``triage(triage, research, writer)`` steps."""
+    return lambda *scripts: build_triage(*(SimModel(scripted_model(s)) for s in scripts))
