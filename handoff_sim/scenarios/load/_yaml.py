@@ -139,8 +139,6 @@ LIBYAML: type[yaml.cyaml.CSafeLoader] | None = _CSafeLoader
 _PURE_ONLY = re.compile(r"[\t\ufeff\x85\u2028\u2029]|[|>][-+0-9]*#")
 """Text the two parsers read differently: left to the pure parser."""
 
-_STR_TAG = "tag:yaml.org,2002:str"
-
 
 def parse_yaml(text: str, path: str) -> ParsedYaml | Problem:
     """Compose and construct one YAML document; a syntax error comes back as a Problem."""
@@ -156,12 +154,70 @@ def _parse_libyaml(loader_type: type[yaml.cyaml.CSafeLoader], text: str) -> Pars
     try:
         loader = loader_type(text)
         node = loader.get_single_node()
-        if node is not None and not _accepted(node):
+        if node is None:
+            return ParsedYaml(None, SourceMap(None), [])
+        if "*" not in text:  # no alias: a tree, built in one quick walk
+            try:
+                return ParsedYaml(_QuickBuild(loader).value(node, 1, False), SourceMap(node), [])
+            except _Unusual:
+                pass
+        if not _accepted(node):
             return None
-        data = loader.construct_document(node) if node is not None else None
+        data = loader.construct_document(node)
     except Exception:  # any refusal is worded by the pure parser, exactly as it always was
         return None
     return ParsedYaml(data, SourceMap(node), [])
+
+
+_TAG = "tag:yaml.org,2002:"
+_STR_TAG, _SEQ_TAG, _MAP_TAG = f"{_TAG}str", f"{_TAG}seq", f"{_TAG}map"
+_SCALAR_TAGS = frozenset(
+    f"{_TAG}{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp")
+)
+
+
+class _Unusual(Exception):
+    """Left to PyYAML's constructor: another tag, a merge key, a duplicate key, a bound passed."""
+
+
+class _QuickBuild:
+    """Plain data from a libyaml tree without aliases, as PyYAML's safe constructor makes it,
+    checking on the way what :func:`_accepted` checks."""
+
+    __slots__ = ("count", "loader")
+
+    def __init__(self, loader: yaml.cyaml.CSafeLoader) -> None:
+        self.loader = loader
+        self.count = 0
+
+    def value(self, node: yaml.Node, depth: int, in_flow: bool) -> Any:
+        """The value of ``node``, at nesting level ``depth``; raise :class:`_Unusual`."""
+        self.count += 1
+        if depth > MAX_YAML_DEPTH or self.count > MAX_YAML_NODES:
+            raise _Unusual
+        tag = node.tag
+        if isinstance(node, yaml.ScalarNode):
+            if not node.style and _read_differently(node, in_flow):
+                raise _Unusual
+            if tag == _STR_TAG:
+                return node.value
+            if tag in _SCALAR_TAGS:
+                return self.loader.yaml_constructors[tag](self.loader, node)
+        elif isinstance(node, yaml.CollectionNode):
+            flow = bool(node.flow_style)
+            if tag == _SEQ_TAG and isinstance(node, yaml.SequenceNode):
+                return [self.value(item, depth + 1, flow) for item in node.value]
+            if tag == _MAP_TAG and isinstance(node, yaml.MappingNode):
+                return self.mapping(node, depth, flow)
+        raise _Unusual
+
+    def mapping(self, node: yaml.MappingNode, depth: int, flow: bool) -> dict[Any, Any]:
+        """A mapping whose keys are scalars written differently (else :class:`_Unusual`)."""
+        pairs = node.value
+        if len({key.value for key, _ in pairs if type(key) is yaml.ScalarNode}) != len(pairs):
+            raise _Unusual
+        value = self.value
+        return {value(key, depth + 1, flow): value(item, depth + 1, flow) for key, item in pairs}
 
 
 def _accepted(root: yaml.Node) -> bool:
