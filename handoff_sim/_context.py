@@ -17,7 +17,7 @@ from typing import Any
 
 from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS, MAX_NESTING
 from handoff_sim.errors import BudgetExceededError, ConfigurationError
-from handoff_sim.events import Event
+from handoff_sim.events import Event, EventStamp
 from handoff_sim.hooks import hookimpl, new_plugin_manager
 from handoff_sim.sessions import Session
 
@@ -124,7 +124,6 @@ class RunEnvironment:
         self._origin_us = 0 if clock is not None else self._now_us_raw()
         self._seq = 0
         self._runs = 0
-        self.fault: Callable[[Event], bool] | None = None
 
     def _now_us_raw(self) -> int:
         return round(self._clock() * 1_000_000)
@@ -142,19 +141,24 @@ class RunEnvironment:
         """A seeded id like ``session-1f2e3d4c5b6a``: deterministic for a seed."""
         return f"{prefix}-{self.rng.getrandbits(48):012x}"
 
-    def emit(self, cls: type[Event], frame: Frame, depth: int | None = None, **fields: Any) -> None:
-        """Build one event of ``cls`` for ``frame`` and publish it."""
+    def stamp(self, frame: Frame, depth: int | None = None) -> EventStamp:
+        """The next ``seq``, the time now, and ``frame``'s agent, depth and run id.
+
+        ``depth`` overrides the frame's (a handoff's events sit one below its caller).
+        Pass it last, ``SomeEvent(..., **env.stamp(frame))``, so the event's own
+        fields are worked out before it takes its number.
+        """
         self._seq += 1
-        event = cls(
-            seq=self._seq,
-            t=self.now_us() / 1_000_000,
-            agent=frame.agent,
-            depth=frame.depth if depth is None else depth,
-            run_id=frame.run_id,
-            **fields,
-        )
-        if self.fault is not None and self.fault(event):
-            return
+        return {
+            "seq": self._seq,
+            "t": self.now_us() / 1_000_000,
+            "agent": frame.agent,
+            "depth": frame.depth if depth is None else depth,
+            "run_id": frame.run_id,
+        }
+
+    def publish(self, event: Event) -> None:
+        """Record ``event`` and hand it to the observers."""
         if self._hook is None:
             self.recorder.events.append(event)
         else:

@@ -11,7 +11,13 @@ from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim._safe import describe_error
 from handoff_sim._tool_calls import dedupe_call_ids, execute_calls
 from handoff_sim.errors import MaxStepsExceededError, SessionStoreError
-from handoff_sim.events import ModelRequestEvent, ModelResponseEvent, RunEndEvent, RunStartEvent
+from handoff_sim.events import (
+    ModelRequestEvent,
+    ModelResponseEvent,
+    RunEndEvent,
+    RunStartEvent,
+    RunStatus,
+)
 from handoff_sim.messages import Message, ModelRequest, check_response
 from handoff_sim.sessions import try_save
 
@@ -43,24 +49,26 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
         tools=agent.tool_specs,
         parallel_tool_calls=agent.parallel_tool_calls,
     )
-    env.emit(
-        ModelRequestEvent,
-        frame,
-        step=state.steps,
-        messages=len(request.messages),
-        tools=request.tool_names,
+    env.publish(
+        ModelRequestEvent(
+            step=state.steps,
+            messages=len(request.messages),
+            tools=request.tool_names,
+            **env.stamp(frame),
+        )
     )
     answer: object = agent.model.complete(request)
     if inspect.isawaitable(answer):  # a sync complete() is accepted as well
         answer = await answer
     response = check_response(answer, agent=agent.name, step=state.steps)
     calls = dedupe_call_ids(response.tool_calls, state.steps, state.seen_call_ids)
-    env.emit(
-        ModelResponseEvent,
-        frame,
-        step=state.steps,
-        text=response.text,
-        tool_calls=tuple(f"{c.id}:{c.name}" for c in calls),
+    env.publish(
+        ModelResponseEvent(
+            step=state.steps,
+            text=response.text,
+            tool_calls=tuple(f"{c.id}:{c.name}" for c in calls),
+            **env.stamp(frame),
+        )
     )
     state.messages.append(Message(role="assistant", content=response.text, tool_calls=calls))
     if not calls:
@@ -85,10 +93,15 @@ async def run_loop(
         session.messages.append(Message(role="system", content=agent.system_prompt))
     session.messages.append(Message(role="user", content=user_input))
     state = LoopState(messages=session.messages)
-    env.emit(
-        RunStartEvent, frame, input=user_input, session_id=session.id, parent_run_id=parent_run_id
+    env.publish(
+        RunStartEvent(
+            input=user_input,
+            session_id=session.id,
+            parent_run_id=parent_run_id,
+            **env.stamp(frame),
+        )
     )
-    status: str = "failed"
+    status: RunStatus = "failed"
     raised: BaseException | None = None
     try:
         while not state.done:
@@ -114,7 +127,7 @@ def _end_run(
     state: LoopState,
     env: RunEnvironment,
     frame: Frame,
-    status: str,
+    status: RunStatus,
     raised: BaseException | None,
 ) -> None:
     """Save the session, then emit the run's one ``run_end``, even when saving fails.
@@ -136,13 +149,14 @@ def _end_run(
         if note is not None:
             status = "failed" if raised is None else status
             error = f"{error}; {note}" if error else note
-        env.emit(
-            RunEndEvent,
-            frame,
-            status=status,
-            output=state.output,
-            steps=state.steps,
-            error=error,
+        env.publish(
+            RunEndEvent(
+                status=status,
+                output=state.output,
+                steps=state.steps,
+                error=error,
+                **env.stamp(frame),
+            )
         )
     if problem is not None and raised is None:
         raise problem

@@ -18,7 +18,7 @@ from handoff_sim.errors import (
     ScriptError,
     SessionStoreError,
 )
-from handoff_sim.events import ToolEndEvent, ToolStartEvent
+from handoff_sim.events import ToolEndEvent, ToolStartEvent, ToolStatus
 from handoff_sim.messages import Message, ToolCall
 from handoff_sim.tools import ToolOutput, format_tool_error
 
@@ -85,9 +85,15 @@ class _Turn:
         self.frame = frame
         self.execute = execute
 
-    def _end(self, call: ToolCall, status: str, output: str | None) -> None:
-        self.env.emit(
-            ToolEndEvent, self.frame, call_id=call.id, tool=call.name, status=status, output=output
+    def _end(self, call: ToolCall, status: ToolStatus, output: str | None) -> None:
+        self.env.publish(
+            ToolEndEvent(
+                call_id=call.id,
+                tool=call.name,
+                status=status,
+                output=output,
+                **self.env.stamp(self.frame),
+            )
         )
 
     async def run_one(self, call: ToolCall) -> Message:
@@ -96,8 +102,13 @@ class _Turn:
         A ``KeyboardInterrupt``, ``SystemExit`` or ``GeneratorExit`` from user code
         ends the call ``cancelled`` and propagates: it is the user's, not a result.
         """
-        self.env.emit(
-            ToolStartEvent, self.frame, call_id=call.id, tool=call.name, arguments=call.arguments
+        self.env.publish(
+            ToolStartEvent(
+                call_id=call.id,
+                tool=call.name,
+                arguments=call.arguments,
+                **self.env.stamp(self.frame),
+            )
         )
         try:
             content, is_error = await self._outcome(call)

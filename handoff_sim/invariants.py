@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, cast
 from handoff_sim._safe import describe_error
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.events import (
+    DENIAL_REASONS,
     EVENT_TYPES,
     Event,
     HandoffAttemptEndEvent,
@@ -59,7 +60,6 @@ EXPECTED_RUN_ERRORS: tuple[type[BaseException], ...] = (HandoffSimError, Simulat
 """Errors a run may end with: the runtime's typed errors and a fake model's failure."""
 
 _HANDLED = tuple(EVENT_TYPES)
-_DENIAL_REASONS = frozenset({"not_allowed", "denied_tool", "max_depth"})
 _TIME_EPSILON_MS = 0.0011  # durations are whole microseconds; timeouts round to one
 
 
@@ -323,7 +323,7 @@ class _Checker:
             return
         self.ended_handoffs.add(key)
         started = self.attempts.get(key, 0)
-        if (e.status == "denied" or e.reason in _DENIAL_REASONS) and (started or e.attempts):
+        if (e.status == "denied" or e.reason in DENIAL_REASONS) and (started or e.attempts):
             self.add(
                 Invariant.DENIED_NOT_EXECUTED,
                 f"{e.handoff_id} was denied ({e.reason}) but ran {max(started, e.attempts)} "

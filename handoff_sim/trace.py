@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
-from typing import TYPE_CHECKING, Any, overload
+from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from handoff_sim.events import (
     Event,
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from handoff_sim._otlp import OtlpTrace, UnmappedSpan
 
 __all__ = ["HandoffNode", "HandoffRecord", "ImportedTrace", "Trace", "read_otlp"]
+
+E = TypeVar("E", bound=Event)
+E2 = TypeVar("E2", bound=Event)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +108,20 @@ class Trace(Sequence[Event]):
         """The events, in ``seq`` order."""
         return self._events
 
-    def of_type(self, *types: str | type[Event]) -> list[Event]:
-        """Events whose ``type`` (string or event class) is one of ``types``."""
+    @overload
+    def of_type(self, kind: type[E], /) -> list[E]: ...
+    @overload
+    def of_type(self, first: type[E], second: type[E2], /) -> list[E | E2]: ...
+    @overload
+    def of_type(self, *types: str | type[Event]) -> list[Event]: ...
+    def of_type(self, *types: str | type[E]) -> list[E]:
+        """Events whose ``type`` (string or event class) is one of ``types``.
+
+        Given event classes, the list is typed as theirs: ``of_type(HandoffEndEvent)``
+        is a ``list[HandoffEndEvent]``.
+        """
         names = {t if isinstance(t, str) else t.type for t in types}
-        return [e for e in self._events if e.type in names]
+        return cast("list[E]", [e for e in self._events if e.type in names])
 
     def handoffs(
         self, tool: str | None = None, *, status: str | None = None, subagent: str | None = None

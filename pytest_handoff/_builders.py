@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar, cast, overload
 
 from handoff_sim import (
     Agent,
@@ -24,6 +24,9 @@ from handoff_sim.errors import UnconsumedStepsError
 from handoff_sim.testing import ScriptedModel
 
 __all__ = ["AgentBuilder", "EventRecorder", "ScriptedModelFactory", "VirtualClock", "delegate"]
+
+E = TypeVar("E", bound=Event)
+E2 = TypeVar("E2", bound=Event)
 
 
 def delegate(
@@ -148,9 +151,15 @@ class EventRecorder:
         """The events seen so far, as a ``Trace``."""
         return Trace(self.events)
 
-    def of_type(self, *types: str | type[Event]) -> list[Event]:
-        """Events of the given types (names or classes)."""
-        return self.trace.of_type(*types)
+    @overload
+    def of_type(self, kind: type[E], /) -> list[E]: ...
+    @overload
+    def of_type(self, first: type[E], second: type[E2], /) -> list[E | E2]: ...
+    @overload
+    def of_type(self, *types: str | type[Event]) -> list[Event]: ...
+    def of_type(self, *types: str | type[E]) -> list[E]:
+        """Events of the given types (names or classes), typed as :meth:`Trace.of_type`."""
+        return cast("list[E]", self.trace.of_type(*types))
 
     def clear(self) -> None:
         """Forget the events seen so far."""

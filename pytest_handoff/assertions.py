@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from handoff_sim.events import DENIAL_REASONS
 from pytest_handoff._diff import trace_diff_lines
 from pytest_handoff._records import (
     HandoffAssertionError,
@@ -43,8 +44,6 @@ __all__ = [
     "assert_timeout_per_attempt",
     "trace_diff_lines",
 ]
-
-DENIAL_REASONS = ("not_allowed", "denied_tool", "max_depth")
 
 
 def assert_denied(
@@ -181,9 +180,7 @@ def assert_timeout_per_attempt(
     keys = {(r.run_id, r.handoff_id): r for r in chosen}
     limit_ms = round(_seconds(timeout) * 1000, 3)
     attempts = [
-        e
-        for e in trace.of_type(HandoffAttemptEndEvent)
-        if isinstance(e, HandoffAttemptEndEvent) and (e.run_id, e.handoff_id) in keys
+        e for e in trace.of_type(HandoffAttemptEndEvent) if (e.run_id, e.handoff_id) in keys
     ]
     timed_out = [e for e in attempts if e.outcome == "timeout"]
 
@@ -254,7 +251,7 @@ def _tool_result(trace: Trace, r: HandoffRecord) -> str | None:
     from handoff_sim.events import ToolEndEvent
 
     for e in trace.of_type(ToolEndEvent):
-        if isinstance(e, ToolEndEvent) and e.run_id == r.run_id and e.call_id == r.call_id:
+        if e.run_id == r.run_id and e.call_id == r.call_id:
             return e.output
     return r.output
 

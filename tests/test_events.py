@@ -6,7 +6,7 @@ import asyncio
 import itertools
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -15,24 +15,25 @@ from handoff_sim import (
     FailureAction,
     HandoffDeniedError,
     HandoffPolicy,
-    ScriptExhaustedError,
     Simulation,
     SubAgent,
     ToolCall,
     Trace,
-    VirtualDeadlineError,
-    VirtualDeadlockError,
     hookimpl,
     simulate,
 )
+from handoff_sim.errors import ScriptExhaustedError, VirtualDeadlineError, VirtualDeadlockError
 from handoff_sim.events import (
+    DENIAL_REASONS,
     EVENT_TYPES,
     Event,
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
+    HandoffReason,
 )
 from handoff_sim.messages import ModelRequest
 from handoff_sim.testing import FunctionModel, ScriptedModel
+from pytest_handoff.assertions import assert_denied
 from tests._helpers import (
     RecordingExecutor,
     call,
@@ -168,6 +169,19 @@ def test_e2_handoff_end_statuses_and_reasons_use_the_spec_vocabulary() -> None:
     for end in ends(trace):
         assert end.status in statuses
         assert end.reason in reasons
+
+
+def test_e2_denial_reasons_are_the_reasons_admission_gives_and_the_rest_are_failures() -> None:
+    assert DENIAL_REASONS == ("not_allowed", "denied_tool", "max_depth")
+    assert get_args(HandoffReason) == (*DENIAL_REASONS, "timeout", "error")
+    assert _reasons_assert_denied_accepts() == DENIAL_REASONS
+
+
+def _reasons_assert_denied_accepts() -> tuple[str, ...]:
+    """The reasons ``assert_denied`` accepts, read from the message it refuses others with."""
+    with pytest.raises(ValueError, match="reason must be one of ") as refused:
+        assert_denied(Trace(), reason="timeout")
+    return tuple(str(refused.value).split("one of ")[1].split("; got")[0].split(", "))
 
 
 # --- E3: balance on every way a handoff can end ---------------------------------------------

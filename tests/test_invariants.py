@@ -8,7 +8,7 @@ import pytest
 
 from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent, Trace, tool
 from handoff_sim.events import Event, HandoffAttemptStartEvent, HandoffEndEvent, ToolStartEvent
-from handoff_sim.fuzzing import DropEvents
+from handoff_sim.fuzzing import DropEvents, FaultyRecorder
 from handoff_sim.invariants import (
     Invariant,
     InvariantViolationError,
@@ -44,13 +44,13 @@ def _pair(
 
 
 def _run(agent: Agent, fault: DropEvents | None = None) -> Trace:
-    sim = Simulation(seed=1, wall_clock=False)
-    sim.environment.fault = fault
+    faulty = None if fault is None else FaultyRecorder(fault)
+    sim = Simulation(seed=1, wall_clock=False, observers=() if faulty is None else (faulty,))
     try:
         sim.run(agent, "go")
     finally:
         sim.close()
-    return sim.trace
+    return sim.trace if faulty is None else faulty.trace
 
 
 def _names(violations: list[Violation]) -> set[str]:

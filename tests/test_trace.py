@@ -17,7 +17,7 @@ from handoff_sim import (
     Trace,
     simulate,
 )
-from handoff_sim.events import HandoffEndEvent, RunStartEvent
+from handoff_sim.events import HandoffEndEvent, HandoffStartEvent, RunStartEvent
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import delegate, leaf, parent_of, turn
 
@@ -88,6 +88,21 @@ def test_e5_of_type_accepts_names_and_event_classes() -> None:
     assert by_name == trace.of_type(HandoffEndEvent)
     assert len(by_name) == 4
     assert len(trace.of_type("run_start", RunStartEvent)) == len(trace.of_type("run_start"))
+
+
+def test_e5_of_type_with_event_classes_keeps_trace_order_and_only_those_classes() -> None:
+    trace = simulate(busy_parent(), "go").trace
+    both = trace.of_type(HandoffStartEvent, HandoffEndEvent)
+    assert [e.seq for e in both] == [
+        e.seq for e in trace if isinstance(e, HandoffStartEvent | HandoffEndEvent)
+    ]
+    assert {type(e) for e in both} == {HandoffStartEvent, HandoffEndEvent}
+    assert [e.handoff_id for e in trace.of_type(HandoffEndEvent)] == [
+        "handoff:g2",  # denied at once
+        "handoff:g1",  # the leaf answers after 250ms
+        "handoff:p1",  # the child answers then
+        "handoff:p2",  # two 30s attempts time out
+    ]
 
 
 def test_e5_tree_nests_handoffs_under_the_handoff_whose_subagent_made_them() -> None:

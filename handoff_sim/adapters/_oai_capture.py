@@ -45,7 +45,8 @@ from handoff_sim.adapters._capture import (
     frame_scope,
     using_tool,
 )
-from handoff_sim.adapters._recording import Delegation, RunRecord, RunStatus
+from handoff_sim.adapters._recording import Delegation, RunRecord
+from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session
 from handoff_sim.subagents import resolve_input

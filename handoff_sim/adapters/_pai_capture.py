@@ -38,7 +38,8 @@ from handoff_sim.adapters._capture import (
     marking_model_call,
     using_tool,
 )
-from handoff_sim.adapters._recording import RunRecord, RunStatus
+from handoff_sim.adapters._recording import RunRecord
+from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session
 

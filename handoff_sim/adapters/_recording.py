@@ -20,6 +20,7 @@ from handoff_sim.events import (
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
     HandoffEndEvent,
+    HandoffFields,
     HandoffReason,
     HandoffStartEvent,
     HandoffStatus,
@@ -27,8 +28,10 @@ from handoff_sim.events import (
     ModelResponseEvent,
     RunEndEvent,
     RunStartEvent,
+    RunStatus,
     ToolEndEvent,
     ToolStartEvent,
+    ToolStatus,
 )
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session
@@ -44,9 +47,6 @@ __all__ = [
 
 NOT_RUN = "not run by the framework"
 """The ``tool_end`` output of a call the model asked for but the framework never ran."""
-
-RunStatus = Literal["completed", "failed", "cancelled"]
-ToolStatus = Literal["ok", "error", "cancelled"]
 
 
 @dataclass(slots=True, eq=False)
@@ -141,12 +141,13 @@ class Recorder:
         if record.started:
             return
         record.started = True
-        self.env.emit(
-            RunStartEvent,
-            record.frame,
-            input=record.input or "",
-            session_id=record.frame.session.id,
-            parent_run_id=record.parent_run_id,
+        self.env.publish(
+            RunStartEvent(
+                input=record.input or "",
+                session_id=record.frame.session.id,
+                parent_run_id=record.parent_run_id,
+                **self.env.stamp(record.frame),
+            )
         )
 
     def close_run(self, record: RunRecord, status: RunStatus, *, error: str | None = None) -> None:
@@ -157,13 +158,14 @@ class Recorder:
         self.flush_turn(record)
         record.ended = True
         output = None if status != "completed" or record.transferred_to else record.output
-        self.env.emit(
-            RunEndEvent,
-            record.frame,
-            status=status,
-            output=output,
-            steps=record.steps,
-            error=error,
+        self.env.publish(
+            RunEndEvent(
+                status=status,
+                output=output,
+                steps=record.steps,
+                error=error,
+                **self.env.stamp(record.frame),
+            )
         )
 
     # -- model turns ----------------------------------------------------------------------
@@ -177,12 +179,13 @@ class Recorder:
         self.ensure_started(record)
         self.flush_turn(record)
         record.steps += 1
-        self.env.emit(
-            ModelRequestEvent,
-            record.frame,
-            step=record.steps,
-            messages=messages,
-            tools=tuple(tools),
+        self.env.publish(
+            ModelRequestEvent(
+                step=record.steps,
+                messages=messages,
+                tools=tuple(tools),
+                **self.env.stamp(record.frame),
+            )
         )
         return record.steps
 
@@ -193,12 +196,13 @@ class Recorder:
         unique = dedupe_call_ids(calls, step, record.seen_ids)
         record.slots = [Slot(u, raw.id) for u, raw in zip(unique, calls, strict=True)]
         record.output = text
-        self.env.emit(
-            ModelResponseEvent,
-            record.frame,
-            step=step,
-            text=text,
-            tool_calls=tuple(f"{c.id}:{c.name}" for c in unique),
+        self.env.publish(
+            ModelResponseEvent(
+                step=step,
+                text=text,
+                tool_calls=tuple(f"{c.id}:{c.name}" for c in unique),
+                **self.env.stamp(record.frame),
+            )
         )
 
     # -- tool calls -----------------------------------------------------------------------
@@ -240,12 +244,13 @@ class Recorder:
             if not candidate.started:
                 candidate.started = True
                 call = candidate.call
-                self.env.emit(
-                    ToolStartEvent,
-                    record.frame,
-                    call_id=call.id,
-                    tool=call.name,
-                    arguments=call.arguments,
+                self.env.publish(
+                    ToolStartEvent(
+                        call_id=call.id,
+                        tool=call.name,
+                        arguments=call.arguments,
+                        **self.env.stamp(record.frame),
+                    )
                 )
             if candidate is slot:
                 return
@@ -258,13 +263,14 @@ class Recorder:
             return
         self.start_tool(record, slot)
         slot.ended = True
-        self.env.emit(
-            ToolEndEvent,
-            record.frame,
-            call_id=slot.call.id,
-            tool=slot.call.name,
-            status=status,
-            output=output,
+        self.env.publish(
+            ToolEndEvent(
+                call_id=slot.call.id,
+                tool=slot.call.name,
+                status=status,
+                output=output,
+                **self.env.stamp(record.frame),
+            )
         )
 
     def flush_turn(self, record: RunRecord, output: str = NOT_RUN) -> None:
@@ -279,11 +285,10 @@ class Recorder:
         """Emit ``handoff_start`` for a delegation through ``slot``'s tool call."""
         env = self.env
         delegation = Delegation(parent, slot, subagent, env.new_id("session"), env.now_us())
-        env.emit(
-            HandoffStartEvent,
-            parent.frame,
-            depth=delegation.depth,
-            **self._handoff_fields(delegation),
+        env.publish(
+            HandoffStartEvent(
+                **self._handoff_fields(delegation), **env.stamp(parent.frame, delegation.depth)
+            )
         )
         return delegation
 
@@ -293,14 +298,14 @@ class Recorder:
         delegation.attempts += 1
         delegation.attempt_open = True
         delegation.attempt_started_us = self.env.now_us()
-        self.env.emit(
-            HandoffAttemptStartEvent,
-            delegation.parent.frame,
-            depth=delegation.depth,
-            handoff_id=delegation.handoff_id,
-            call_id=delegation.slot.call.id,
-            tool=delegation.slot.call.name,
-            attempt=delegation.attempts,
+        self.env.publish(
+            HandoffAttemptStartEvent(
+                handoff_id=delegation.handoff_id,
+                call_id=delegation.slot.call.id,
+                tool=delegation.slot.call.name,
+                attempt=delegation.attempts,
+                **self.env.stamp(delegation.parent.frame, delegation.depth),
+            )
         )
 
     def end_attempt(self, delegation: Delegation) -> None:
@@ -312,17 +317,17 @@ class Recorder:
         outcome: Literal["ok", "error", "cancelled"] = (
             "ok" if status == "completed" else "cancelled" if status == "cancelled" else "error"
         )
-        self.env.emit(
-            HandoffAttemptEndEvent,
-            delegation.parent.frame,
-            depth=delegation.depth,
-            handoff_id=delegation.handoff_id,
-            call_id=delegation.slot.call.id,
-            tool=delegation.slot.call.name,
-            attempt=delegation.attempts,
-            outcome=outcome,
-            duration_ms=(self.env.now_us() - delegation.attempt_started_us) / 1000,
-            error=delegation.child_error,
+        self.env.publish(
+            HandoffAttemptEndEvent(
+                handoff_id=delegation.handoff_id,
+                call_id=delegation.slot.call.id,
+                tool=delegation.slot.call.name,
+                attempt=delegation.attempts,
+                outcome=outcome,
+                duration_ms=(self.env.now_us() - delegation.attempt_started_us) / 1000,
+                error=delegation.child_error,
+                **self.env.stamp(delegation.parent.frame, delegation.depth),
+            )
         )
 
     def end_delegation(self, delegation: Delegation, *, tool_failed: str | None = None) -> None:
@@ -339,21 +344,21 @@ class Recorder:
         elif delegation.child_status == "failed" or tool_failed is not None:
             status, reason = "failed", "error"
             error = error or tool_failed
-        self.env.emit(
-            HandoffEndEvent,
-            delegation.parent.frame,
-            depth=delegation.depth,
-            status=status,
-            reason=reason,
-            attempts=delegation.attempts,
-            duration_ms=(self.env.now_us() - delegation.start_us) / 1000,
-            output=delegation.child_output if status == "completed" else None,
-            error=error,
-            **self._handoff_fields(delegation),
+        self.env.publish(
+            HandoffEndEvent(
+                status=status,
+                reason=reason,
+                attempts=delegation.attempts,
+                duration_ms=(self.env.now_us() - delegation.start_us) / 1000,
+                output=delegation.child_output if status == "completed" else None,
+                error=error,
+                **self._handoff_fields(delegation),
+                **self.env.stamp(delegation.parent.frame, delegation.depth),
+            )
         )
 
     @staticmethod
-    def _handoff_fields(delegation: Delegation) -> dict[str, object]:
+    def _handoff_fields(delegation: Delegation) -> HandoffFields:
         return {
             "handoff_id": delegation.handoff_id,
             "parent_handoff_id": delegation.parent.frame.handoff_id,

@@ -2,21 +2,21 @@
 
 ``handoff-sim fuzz`` runs it from the command line (:mod:`handoff_sim.fuzzing.cli`);
 :class:`~handoff_sim.fuzzing.machine.HandoffFuzzMachine` is the hypothesis state
-machine; :mod:`handoff_sim.fuzzing.pytest_support` lets a test suite fuzz its own
-policy. See docs/fuzzing.md.
+machine; :mod:`handoff_sim.fuzzing.policy` (the ``handoff_fuzz`` fixture of the pytest
+plugin, in a test) fuzzes your own policy. Importing this package does not import
+hypothesis.
+See docs/fuzzing.md.
 """
 
 from handoff_sim.fuzzing._case import (
     ADVERSARIAL_KNOBS,
-    FAULTS,
     CaseResult,
-    DropEvents,
-    Fault,
     build_case,
     case_of,
     check_case,
     run_case,
 )
+from handoff_sim.fuzzing._faults import FAULTS, DropEvents, Fault, FaultyRecorder
 from handoff_sim.fuzzing._repro import (
     FuzzFailure,
     python_reproducer,
@@ -31,6 +31,7 @@ __all__ = [
     "CaseResult",
     "DropEvents",
     "Fault",
+    "FaultyRecorder",
     "FuzzFailure",
     "build_case",
     "case_of",

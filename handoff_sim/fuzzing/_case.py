@@ -21,7 +21,7 @@ from handoff_sim.errors import (
     InvalidNameError,
     ReservedPrefixError,
 )
-from handoff_sim.events import Event
+from handoff_sim.fuzzing._faults import Fault, FaultyRecorder
 from handoff_sim.invariants import Invariant, Violation, check_determinism, check_invariants
 from handoff_sim.models import ModelClient
 from handoff_sim.simulation import Simulation
@@ -34,10 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ADVERSARIAL_KNOBS",
-    "FAULTS",
     "CaseResult",
-    "DropEvents",
-    "Fault",
     "build_case",
     "case_of",
     "check_case",
@@ -46,30 +43,6 @@ __all__ = [
 
 ADVERSARIAL_KNOBS = ("max_turns", "fan_out", "oversized_bytes")
 _EXPLICIT_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-Fault = Callable[[Event], bool]
-"""``RunEnvironment.fault``: return True to drop an event (test-only)."""
-
-
-class DropEvents:
-    """A fault that drops the first ``count`` events of type ``event_type``."""
-
-    def __init__(self, event_type: str, count: int = 1) -> None:
-        self.event_type = event_type
-        self.left = count
-
-    def __call__(self, event: Event) -> bool:
-        if event.type != self.event_type or self.left <= 0:
-            return False
-        self.left -= 1
-        return True
-
-
-FAULTS: dict[str, Callable[[], Fault]] = {
-    "drop-handoff-end": lambda: DropEvents("handoff_end"),
-    "drop-run-end": lambda: DropEvents("run_end"),
-}
-"""Named test-only faults, to prove the fuzzer catches a broken runtime."""
 
 
 def _split_knobs(case: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -164,8 +137,12 @@ def run_case(case: Mapping[str, Any], *, fault: Fault | None = None) -> CaseResu
         result.build_error = exc
         result.violations = _check_build_error(case, exc)
         return result
-    sim = Simulation(seed=int(case.get("seed", 0)), wall_clock=False)
-    sim.environment.fault = fault
+    faulty = None if fault is None else FaultyRecorder(fault)
+    sim = Simulation(
+        seed=int(case.get("seed", 0)),
+        wall_clock=False,
+        observers=() if faulty is None else (faulty,),
+    )
     messages = None
     try:
         session: str | None = None
@@ -178,7 +155,7 @@ def run_case(case: Mapping[str, Any], *, fault: Fault | None = None) -> CaseResu
         result.error = exc
     finally:
         sim.close()  # cancels what a guard left running, so their end events are recorded
-    result.trace = sim.trace
+    result.trace = sim.trace if faulty is None else faulty.trace
     result.violations = check_invariants(
         result.trace, agent=agent, error=result.error, messages=messages
     )

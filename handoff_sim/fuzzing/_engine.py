@@ -14,7 +14,8 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
-from handoff_sim.fuzzing._case import FAULTS, CaseResult, check_case
+from handoff_sim.fuzzing._case import CaseResult, check_case
+from handoff_sim.fuzzing._faults import FAULTS
 from handoff_sim.fuzzing._repro import FuzzFailure
 from handoff_sim.invariants import Invariant
 

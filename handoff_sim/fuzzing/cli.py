@@ -10,13 +10,14 @@ import argparse
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from handoff_sim import strategies as hs
-from handoff_sim.fuzzing._case import FAULTS, case_of, check_case
+from handoff_sim.fuzzing._case import case_of, check_case
 from handoff_sim.fuzzing._engine import CHECKS_PER_RUN, FuzzStats, search
+from handoff_sim.fuzzing._faults import FAULTS, Fault
 from handoff_sim.fuzzing._repro import FuzzFailure, write_reproducer
 
 __all__ = ["DEFAULT_EXAMPLES", "build_parser", "main"]
@@ -138,7 +139,7 @@ class _Session:
         return [case_of(s) for s in loaded]
 
 
-def _fault(name: str | None) -> Any:
+def _fault(name: str | None) -> Callable[[], Fault] | None:
     return FAULTS[name] if name is not None else None
 
 

@@ -27,8 +27,9 @@ from hypothesis.stateful import (
 )
 
 from handoff_sim import strategies as hs
-from handoff_sim.fuzzing._case import FAULTS, check_case
+from handoff_sim.fuzzing._case import check_case
 from handoff_sim.fuzzing._engine import SHRINK_BUDGET, ShrinkBudget, StopShrinking, with_policy
+from handoff_sim.fuzzing._faults import FAULTS
 from handoff_sim.fuzzing._repro import FuzzFailure
 
 __all__ = ["HandoffFuzzMachine", "machine_settings", "run_fuzz_machine"]

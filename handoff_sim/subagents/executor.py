@@ -24,9 +24,11 @@ from handoff_sim.errors import (
     UnknownToolError,
 )
 from handoff_sim.events import (
+    AttemptOutcome,
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
     HandoffEndEvent,
+    HandoffFields,
     HandoffReason,
     HandoffStartEvent,
     HandoffStatus,
@@ -78,7 +80,7 @@ class _Handoff:
     def handoff_id(self) -> str:
         return f"handoff:{self.call.id}"
 
-    def _common(self) -> dict[str, object]:
+    def _common(self) -> HandoffFields:
         return {
             "handoff_id": self.handoff_id,
             "parent_handoff_id": self.frame.handoff_id,
@@ -90,7 +92,8 @@ class _Handoff:
         }
 
     def start(self) -> None:
-        self.env.emit(HandoffStartEvent, self.frame, depth=self.depth, **self._common())
+        env = self.env
+        env.publish(HandoffStartEvent(**self._common(), **env.stamp(self.frame, self.depth)))
 
     def end(
         self,
@@ -105,17 +108,18 @@ class _Handoff:
         if self.ended:
             return
         self.ended = True
-        self.env.emit(
-            HandoffEndEvent,
-            self.frame,
-            depth=self.depth,
-            status=status,
-            reason=reason,
-            attempts=attempts,
-            duration_ms=(self.env.now_us() - self.start_us) / 1000,
-            output=output,
-            error=error,
-            **self._common(),
+        env = self.env
+        env.publish(
+            HandoffEndEvent(
+                status=status,
+                reason=reason,
+                attempts=attempts,
+                duration_ms=(env.now_us() - self.start_us) / 1000,
+                output=output,
+                error=error,
+                **self._common(),
+                **env.stamp(self.frame, self.depth),
+            )
         )
 
 
@@ -256,14 +260,14 @@ class HandoffExecutor:
         state = _Attempts()
         for attempt in range(1, attempts + 1):
             state.made = h.attempts_made = attempt
-            h.env.emit(
-                HandoffAttemptStartEvent,
-                h.frame,
-                depth=h.depth,
-                handoff_id=h.handoff_id,
-                call_id=h.call.id,
-                tool=h.call.name,
-                attempt=attempt,
+            h.env.publish(
+                HandoffAttemptStartEvent(
+                    handoff_id=h.handoff_id,
+                    call_id=h.call.id,
+                    tool=h.call.name,
+                    attempt=attempt,
+                    **h.env.stamp(h.frame, h.depth),
+                )
             )
             started = h.env.now_us()
             h.open_attempt = (attempt, started)
@@ -291,27 +295,27 @@ class HandoffExecutor:
             return result
         return state
 
-    def _close_attempt(self, h: _Handoff, outcome: str, error: str | None) -> None:
+    def _close_attempt(self, h: _Handoff, outcome: AttemptOutcome, error: str | None) -> None:
         """End the attempt still open when an error leaves the attempt loop early."""
         if h.open_attempt is not None:
             attempt, started = h.open_attempt
             self._attempt_end(h, attempt, started, outcome, error)
 
     def _attempt_end(
-        self, h: _Handoff, attempt: int, started: int, outcome: str, error: str | None
+        self, h: _Handoff, attempt: int, started: int, outcome: AttemptOutcome, error: str | None
     ) -> None:
         h.open_attempt = None
-        h.env.emit(
-            HandoffAttemptEndEvent,
-            h.frame,
-            depth=h.depth,
-            handoff_id=h.handoff_id,
-            call_id=h.call.id,
-            tool=h.call.name,
-            attempt=attempt,
-            outcome=outcome,
-            duration_ms=(h.env.now_us() - started) / 1000,
-            error=error,
+        h.env.publish(
+            HandoffAttemptEndEvent(
+                handoff_id=h.handoff_id,
+                call_id=h.call.id,
+                tool=h.call.name,
+                attempt=attempt,
+                outcome=outcome,
+                duration_ms=(h.env.now_us() - started) / 1000,
+                error=error,
+                **h.env.stamp(h.frame, h.depth),
+            )
         )
 
     async def _attempt(self, h: _Handoff, call: ToolCall) -> tuple[str | None, int]:
