@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.tools import Tool
+from pydantic_ai.usage import UsageLimits
 
 from handoff_sim.adapters._capture import current_tool
 from handoff_sim.adapters._errors import GovernanceError
@@ -44,6 +45,7 @@ def governed(
     share_usage: bool = True,
     deps: DepsFor | None = None,
     subagent: str | None = None,
+    usage_limits: UsageLimits | None = None,
 ) -> Tool[Any]:
     """A tool that delegates to ``agent`` under a :class:`~handoff_sim.HandoffPolicy`.
 
@@ -51,7 +53,8 @@ def governed(
     that tool, governed as our runtime governs a sub-agent. Its parameters are
     ``task`` (required) and ``context`` (optional); each call runs
     ``agent.run(task [+ context], usage=ctx.usage)`` (``share_usage=False`` keeps the
-    usage apart; ``deps=`` computes the delegate's deps from the caller's context) in
+    usage apart, ``usage_limits=`` bounds the delegate's run; ``deps=`` computes the
+    delegate's deps from the caller's context) in
     up to ``max_retries + 1`` attempts, each bounded by ``timeout`` and cancelled when
     it runs out, after the allow/deny lists, ``max_depth`` (held per task) and the
     input filter. A denial under ``FAIL`` raises
@@ -79,6 +82,7 @@ def governed(
         result = await agent.run(
             resolve_input(call.arguments),
             usage=ctx.usage if share_usage else None,
+            usage_limits=usage_limits,
             deps=deps(ctx) if deps is not None else None,
         )
         output = result.output

@@ -5,8 +5,9 @@ Each agent a scenario reaches becomes a ``pydantic_ai.Agent`` whose model is
 with ``Tool.from_schema`` (an exception ends the run, as it does for any pydantic-ai
 tool); each sub-agent mount becomes ``governed(child, ...)`` under the parent's
 policy, with our envelope result. ``parallel_tool_calls: false`` makes every tool of
-that agent ``sequential`` (each call runs alone, in call order); ``max_steps`` is the
-run's ``UsageLimits(request_limit=...)``.
+that agent ``sequential`` (each call runs alone, in call order); ``max_steps`` is
+``UsageLimits(request_limit=...)`` of each of the agent's runs, which keep their usage
+apart (``share_usage=False``).
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ def _tool(tool: Tool, *, sequential: bool) -> PaiTool[Any]:
     )
 
 
+def _limits(plan: AgentPlan) -> UsageLimits:
+    """``max_steps``: the model calls one run of the agent may make."""
+    return UsageLimits(request_limit=plan.spec.max_steps)
+
+
 class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
     """Runs scenario files on pydantic-ai (``--runtime pydantic-ai``)."""
 
@@ -76,6 +82,8 @@ class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
                 fallback=plan.fallback,
                 envelope=True,
                 subagent=mount.name,
+                share_usage=False,  # max_steps bounds each run, as in our runtime
+                usage_limits=_limits(plans[mount.agent]),
             )
             tool.sequential = sequential
             tools.append(tool)
@@ -96,7 +104,7 @@ class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
         result = await entry.run(
             text,
             message_history=None if previous is None else previous.all_messages(),
-            usage_limits=UsageLimits(request_limit=plan.spec.max_steps),
+            usage_limits=_limits(plan),
         )
         output = result.output
         return (None if output is None else str(output)), result

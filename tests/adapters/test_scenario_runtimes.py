@@ -422,3 +422,37 @@ def test_pytest_handoff_runtime_without_the_extra_is_a_usage_error_naming_it(
     result.stderr.fnmatch_lines(
         ["*--handoff-runtime openai-agents: * needs the optional extra 'openai-agents'*"]
     )
+
+
+@pytest.mark.parametrize("framework", [pytest.param("handoff-sim"), *FRAMEWORKS])
+def test_max_steps_bounds_each_run_of_a_sub_agent(framework: str) -> None:
+    scenario = one(
+        {
+            "scenario": "bounded",
+            "tools": {"lookup": {"returns": "found"}},
+            "agents": {
+                "boss": {
+                    "model": {"script": [{"tool_calls": [delegation("ask")]}, "went on"]},
+                    "subagents": [{"agent": "helper", "tool_name": "ask"}],
+                },
+                "helper": {
+                    "max_steps": 1,
+                    "tools": ["lookup"],
+                    "model": {
+                        "script": [
+                            {"tool_calls": [{"id": "l1", "name": "lookup", "arguments": {}}]},
+                            "never reached",
+                        ]
+                    },
+                },
+            },
+            "run": ["go"],
+            "expect": {
+                "output": "went on",
+                "handoffs": [{"tool": "ask", "status": "failed", "reason": "error"}],
+            },
+        }
+    )
+    factory = runtime_factory(framework)
+    result = run_scenario(scenario, runtime=None if factory is None else factory(()))
+    assert result.passed, result.render_failure()
