@@ -13,7 +13,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from contextvars import ContextVar, Token
 from dataclasses import dataclass
-from typing import Any
+from typing import Generic, TypeVar
 
 from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS, MAX_NESTING
 from handoff_sim.errors import BudgetExceededError, ConfigurationError
@@ -230,6 +230,8 @@ def nesting_below(parent: Frame | None, agent: str) -> int:
     return nesting
 
 
+T = TypeVar("T")
+
 _ENVIRONMENT: ContextVar[RunEnvironment | None] = ContextVar("handoff_env", default=None)
 _FRAME: ContextVar[Frame | None] = ContextVar("handoff_frame", default=None)
 
@@ -250,15 +252,15 @@ def current_depth() -> int:
     return 0 if frame is None else frame.depth
 
 
-class _Using:
+class _Using(Generic[T]):
     """Set a ContextVar for a ``with`` block (a class: cheaper than @contextmanager)."""
 
     __slots__ = ("_token", "_value", "_var")
 
-    def __init__(self, var: ContextVar[Any], value: object) -> None:
+    def __init__(self, var: ContextVar[T], value: T) -> None:
         self._var = var
         self._value = value
-        self._token: Token[Any] | None = None
+        self._token: Token[T] | None = None
 
     def __enter__(self) -> None:
         self._token = self._var.set(self._value)

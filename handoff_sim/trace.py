@@ -11,9 +11,15 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 from handoff_sim.events import (
     Event,
     HandoffAttemptEndEvent,
+    HandoffAttemptStartEvent,
     HandoffEndEvent,
     HandoffStartEvent,
+    ModelRequestEvent,
+    ModelResponseEvent,
+    RunEndEvent,
     RunStartEvent,
+    ToolEndEvent,
+    ToolStartEvent,
     event_from_dict,
 )
 
@@ -373,46 +379,42 @@ def _describe(r: HandoffRecord) -> str:
 def _fields(e: Event) -> str:  # noqa: C901 - one branch per event type reads best
     if isinstance(e, RunStartEvent):
         return f"input={_short(e.input)}"
-    data = e.to_dict()
-    if e.type == "run_end":
-        extra = f" error={_short(data['error'])}" if data["error"] else ""
-        return f"{data['status']} steps={data['steps']} output={_short(data['output'])}{extra}"
-    if e.type == "model_request":
-        return f"step={data['step']} messages={data['messages']} tools={','.join(data['tools'])}"
-    if e.type == "model_response":
-        calls = ",".join(data["tool_calls"])
-        return f"step={data['step']} text={_short(data['text'])} calls=[{calls}]"
-    if e.type == "tool_start":
-        return f"{data['tool']} [{data['call_id']}] args={_short(data['arguments'])}"
-    if e.type == "tool_end":
+    if isinstance(e, RunEndEvent):
+        extra = f" error={_short(e.error)}" if e.error else ""
+        return f"{e.status} steps={e.steps} output={_short(e.output)}{extra}"
+    if isinstance(e, ModelRequestEvent):
+        return f"step={e.step} messages={e.messages} tools={','.join(e.tools)}"
+    if isinstance(e, ModelResponseEvent):
+        return f"step={e.step} text={_short(e.text)} calls=[{','.join(e.tool_calls)}]"
+    if isinstance(e, ToolStartEvent):
+        return f"{e.tool} [{e.call_id}] args={_short(e.arguments)}"
+    if isinstance(e, ToolEndEvent):
+        return f"{e.tool} [{e.call_id}] {e.status} output={_short(e.output)}"
+    if isinstance(e, HandoffStartEvent):
+        return f"{e.tool} → {e.subagent} [{e.handoff_id}] {e.session_mode}"
+    if isinstance(e, HandoffAttemptStartEvent):
+        return f"{e.tool} [{e.handoff_id}] attempt={e.attempt}"
+    if isinstance(e, HandoffAttemptEndEvent):
+        err = f" error={_short(e.error)}" if e.error else ""
         return (
-            f"{data['tool']} [{data['call_id']}] {data['status']} output={_short(data['output'])}"
+            f"{e.tool} [{e.handoff_id}] attempt={e.attempt} "
+            f"{e.outcome} {_ms(e.duration_ms / 1000)}{err}"
         )
-    if e.type == "handoff_start":
-        return f"{data['tool']} → {data['subagent']} [{data['handoff_id']}] {data['session_mode']}"
-    if e.type == "handoff_attempt_start":
-        return f"{data['tool']} [{data['handoff_id']}] attempt={data['attempt']}"
-    if e.type == "handoff_attempt_end":
-        err = f" error={_short(data['error'])}" if data["error"] else ""
-        return (
-            f"{data['tool']} [{data['handoff_id']}] attempt={data['attempt']} "
-            f"{data['outcome']} {_ms(data['duration_ms'] / 1000)}{err}"
-        )
-    if e.type == "handoff_end":
-        return _handoff_end_fields(data)
+    if isinstance(e, HandoffEndEvent):
+        return _handoff_end_fields(e)
     return ""
 
 
-def _handoff_end_fields(data: dict[str, Any]) -> str:
+def _handoff_end_fields(e: HandoffEndEvent) -> str:
     text = (
-        f"{data['tool']} [{data['handoff_id']}] {data['status']}"
-        f"{' reason=' + data['reason'] if data['reason'] else ''} attempts={data['attempts']} "
-        f"{_ms(data['duration_ms'] / 1000)}"
+        f"{e.tool} [{e.handoff_id}] {e.status}"
+        f"{' reason=' + e.reason if e.reason else ''} attempts={e.attempts} "
+        f"{_ms(e.duration_ms / 1000)}"
     )
-    if data["output"] is not None:
-        text += f" output={_short(data['output'])}"
-    if data["error"]:
-        text += f" error={_short(data['error'])}"
+    if e.output is not None:
+        text += f" output={_short(e.output)}"
+    if e.error:
+        text += f" error={_short(e.error)}"
     return text
 
 
