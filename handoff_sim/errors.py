@@ -45,10 +45,13 @@ HandoffSimError
 ├── MissingExtraError (ImportError)        [adapters] the optional extra is not installed
 ├── PluginLoadError                        [_cli_plugins] a command plugin cannot be loaded
 ├── RecordedRunError                       [_trace_check] the error a recorded run ended with
+├── ConformanceDrift                       [adapters._conformance] a framework run and the
+│                                          documented differences disagree
 ├── InvariantViolationError (AssertionError)
 │                                          [invariants] a trace breaks the runtime's invariants
 ├── FuzzFailure (AssertionError)           [fuzzing] a generated case broke an invariant
-├── HandoffAssertionError (AssertionError) [pytest_handoff] an assertion helper failed
+├── HandoffAssertionError (AssertionError)
+│                                          [pytest_handoff] an assertion helper failed
 └── ScenarioFailed (AssertionError)        [pytest_handoff.collection] a scenario item failed
 
 Outside the tree on purpose: a fake model raises these to imitate a model provider

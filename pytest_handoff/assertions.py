@@ -27,8 +27,9 @@ from pytest_handoff._records import (
 )
 
 if TYPE_CHECKING:
-    from handoff_sim import Agent, DuplicateToolNameError, HandoffRecord, SubAgent, Trace
+    from handoff_sim import Agent, DuplicateToolNameError, SubAgent, Trace
     from handoff_sim.events import HandoffAttemptEndEvent
+    from handoff_sim.trace import HandoffRecord
 
 __all__ = [
     "DENIAL_REASONS",

@@ -21,6 +21,8 @@ from pytest_handoff._keys import BROKEN_FILES, DISCOVERY, SCENARIO_DIRS
 if TYPE_CHECKING:
     from handoff_sim.scenarios.load import Discovery
 
+__all__: list[str] = []  # pytest finds the hooks by name; nothing here is imported by users
+
 pytest_plugins = ["pytest_handoff.fixtures", "pytest_handoff._report"]
 
 _SUFFIXES = (".yaml", ".yml")

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import ast
+import builtins
+import re
+from dataclasses import dataclass
+
 import pytest
 
-from handoff_sim import (
+import handoff_sim.errors
+from handoff_sim.errors import (
     ConfigurationError,
     DuplicateToolNameError,
     HandoffDeniedError,
@@ -24,6 +30,7 @@ from handoff_sim import (
     VirtualDeadlockError,
     VirtualTimeError,
 )
+from tests._package_modules import modules
 
 
 @pytest.mark.parametrize(
@@ -44,8 +51,8 @@ from handoff_sim import (
         (ScriptExhaustedError, (ScriptError,)),
         (ScriptAssertionError, (ScriptError, AssertionError)),
         (UnconsumedStepsError, (ScriptError, AssertionError)),
-        (HandoffTimeoutError, (TimeoutError,)),
-        (UnknownToolError, (LookupError,)),
+        (HandoffTimeoutError, (HandoffSimError, TimeoutError)),
+        (UnknownToolError, (HandoffSimError, LookupError)),
     ],
 )
 def test_errors_are_grouped_by_who_must_act(
@@ -74,3 +81,194 @@ def test_s8_handoff_timeout_error_message_in_milliseconds(seconds: float, ms: st
 
 def test_unknown_tool_error_has_a_default_message() -> None:
     assert str(UnknownToolError("ghost")) == "unknown tool: ghost"
+
+
+# The tree in errors.py's docstring: one class a line, its place given by the box-drawing
+# prefix, the standard bases it adds in parentheses, and where it is imported from in
+# brackets when it is defined outside errors.py.
+_TREE_LINE = re.compile(
+    r"^(?P<prefix>(?:[│ ]   )*(?:[├└]── )?)(?P<name>[A-Z][A-Za-z]+)"
+    r"(?: \((?P<extra>[^)]*)\))?(?:\s{2,}(?:\[(?P<home>[\w.]+)\])?.*)?$"
+)
+
+
+@dataclass(frozen=True)
+class _Node:
+    name: str
+    parent: str | None
+    bases: tuple[str, ...]
+    home: str | None
+
+
+def _documented_tree() -> dict[str, _Node]:
+    """Every class the docstring names, with its parent, extra bases and home."""
+    nodes: dict[str, _Node] = {}
+    stack: list[str] = []
+    doc = handoff_sim.errors.__doc__ or ""
+    for line in doc.splitlines():
+        found = _TREE_LINE.match(line)
+        if found is None:
+            if not line.strip():
+                stack = []  # a blank line ends a tree
+            continue
+        depth = len(found["prefix"]) // 4
+        del stack[depth:]
+        parent = stack[-1] if stack else None
+        extra = tuple(b.strip() for b in (found["extra"] or "").split(",") if b.strip())
+        assert found["name"] not in nodes, f"{found['name']} is named twice"
+        nodes[found["name"]] = _Node(found["name"], parent, extra, found["home"])
+        stack.append(found["name"])
+    return nodes
+
+
+def _continuation_homes() -> dict[str, str]:
+    """Homes written on the line after a class whose name and bases fill its line."""
+    homes: dict[str, str] = {}
+    last = None
+    for line in (handoff_sim.errors.__doc__ or "").splitlines():
+        found = _TREE_LINE.match(line)
+        if found is not None:
+            last = found["name"]
+            continue
+        home = re.match(r"^[│ ]*\s+\[(?P<home>[\w.]+)\]", line)
+        if home and last is not None:
+            homes[last] = home["home"]
+    return homes
+
+
+@dataclass(frozen=True)
+class _Defined:
+    name: str
+    module: str
+    bases: tuple[str, ...]
+
+
+def _is_exception_base(name: str, ours: dict[str, _Defined]) -> bool:
+    """A builtin exception, one of ours, or a framework's (``AgentsException``)."""
+    value = getattr(builtins, name, None)
+    builtin = isinstance(value, type) and issubclass(value, BaseException)
+    return builtin or name in ours or name.endswith("Exception")
+
+
+def _defined_exceptions() -> dict[str, _Defined]:
+    """Every exception or warning class defined at the top of a module of ours (read, not run)."""
+    classes: list[_Defined] = []
+    for module in modules().values():
+        for node in module.tree.body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = tuple(ast.unparse(b).rpartition(".")[2] for b in node.bases)
+                classes.append(_Defined(node.name, module.name, bases))
+    exceptions: dict[str, _Defined] = {}
+    grew = True
+    while grew:
+        grew = False
+        for c in classes:
+            if c.name not in exceptions and any(_is_exception_base(b, exceptions) for b in c.bases):
+                exceptions[c.name] = c
+                grew = True
+    return exceptions
+
+
+def test_the_docstring_tree_names_exactly_the_exception_classes_that_exist() -> None:
+    documented, defined = set(_documented_tree()), _defined_exceptions()
+    missing = [f"{defined[n].module}.{n}" for n in sorted(set(defined) - documented)]
+    assert not missing, f"defined but not in errors.py's tree: {missing}"
+    assert documented <= set(defined), (
+        f"in the tree but defined nowhere: {documented - set(defined)}"
+    )
+
+
+def test_each_class_sits_under_its_real_base_with_its_extra_bases_in_parentheses() -> None:
+    tree, defined = _documented_tree(), _defined_exceptions()
+    wrong = []
+    for name, node in tree.items():
+        documented = ((node.parent,) if node.parent else ()) + node.bases
+        documented = documented or ("Exception",)  # a root with no base named
+        if name in defined and defined[name].bases != documented:
+            wrong.append(f"{name}: bases {defined[name].bases}, docstring says {documented}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_each_class_is_imported_from_the_place_the_docstring_says() -> None:
+    tree, defined = _documented_tree(), _defined_exceptions()
+    homes = {name: node.home for name, node in tree.items()} | _continuation_homes()
+    wrong = []
+    for name, home in homes.items():
+        module = "handoff_sim.errors" if home is None else home
+        if not module.startswith("pytest_handoff"):
+            module = module if home is None else f"handoff_sim.{home}"
+        exported = _exported(module)
+        if name not in exported:
+            wrong.append(f"{name} ({defined[name].module}) is not in {module}.__all__")
+    assert not wrong, "\n".join(wrong)
+
+
+def _exported(module: str) -> set[str]:
+    """The names in a module's ``__all__`` list, read from its source."""
+    source = modules()[module]
+    for node in source.tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if isinstance(target, ast.Name) and target.id == "__all__" and node.value:
+                return set(ast.literal_eval(node.value))
+    return set()
+
+
+def test_every_error_of_the_main_tree_is_a_handoff_sim_error() -> None:
+    tree = _documented_tree()
+    for name, node in tree.items():
+        root = node
+        while root.parent is not None:
+            root = tree[root.parent]
+        if root.name != "HandoffSimError":
+            assert root.name in _OUTSIDE_ON_PURPOSE, name
+
+
+# A fake model raises these to imitate a provider failing; warnings are not errors; two
+# exceptions steer control flow inside the package and never reach a user.
+_OUTSIDE_ON_PURPOSE = {
+    "SimulatedModelError",
+    "SubAgentNotOfferedWarning",
+    "AgentDefinitionWarning",
+    "JsonProblem",
+    "StopShrinking",
+}
+
+
+def test_the_fake_provider_errors_stay_outside_the_tree() -> None:
+    from handoff_sim.testing import AdversarialTimeoutError, SimulatedModelError
+
+    assert not issubclass(SimulatedModelError, HandoffSimError)
+    assert issubclass(AdversarialTimeoutError, SimulatedModelError)
+    assert issubclass(AdversarialTimeoutError, TimeoutError)
+    assert not issubclass(AdversarialTimeoutError, HandoffTimeoutError)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        "handoff_sim.invariants.InvariantViolationError",
+        "handoff_sim.fuzzing.FuzzFailure",
+        "pytest_handoff.HandoffAssertionError",
+        "pytest_handoff.collection.ScenarioFailed",
+    ],
+)
+def test_failed_checks_are_handoff_sim_errors_and_assertion_errors(error: str) -> None:
+    import importlib
+
+    module, _, name = error.rpartition(".")
+    cls = getattr(importlib.import_module(module), name)
+    assert issubclass(cls, HandoffSimError)
+    assert issubclass(cls, AssertionError)
+
+
+def test_the_tree_parser_reads_parents_bases_and_homes() -> None:
+    tree = _documented_tree()
+    assert tree["HandoffSimError"] == _Node("HandoffSimError", None, (), None)
+    assert tree["ConfigurationError"] == _Node(
+        "ConfigurationError", "HandoffSimError", ("ValueError",), None
+    )
+    assert tree["VirtualDeadlockError"].parent == "VirtualTimeError"
+    assert tree["ScenarioFileError"] == _Node("ScenarioFileError", "ScenarioError", (), "scenarios")
+    assert tree["AdversarialTimeoutError"].parent == "AdversarialModelError"
+    assert _continuation_homes()["HandoffDeniedInRunError"] == "adapters.openai_agents"

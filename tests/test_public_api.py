@@ -1,9 +1,18 @@
-"""The public API: ``__all__`` lists exactly the public names, and SPEC §2a works as written."""
+"""Public API: a pinned top level, an ``__all__`` in every public module, the manager example.
+
+The runtime imports no pytest, syrupy or hypothesis when it is imported: only the
+strategies and the fuzzer's engine need hypothesis, and only the plugin needs pytest.
+"""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import dataclasses
+import importlib
+import json
+import subprocess
+import sys
 from types import ModuleType
 
 import pytest
@@ -11,7 +20,60 @@ import pytest
 import handoff_sim
 import handoff_sim.testing
 from handoff_sim import Agent, HandoffPolicy, RunResult, SubAgent, simulate
+from handoff_sim.adapters import MissingExtraError
 from handoff_sim.testing import ScriptedModel
+from tests._package_modules import SourceModule, modules, public_modules
+
+# Changing the top level is a decision: edit this list with the code, and say why.
+TOP_LEVEL = [
+    "Agent",
+    "ConfigurationError",
+    "DuplicateToolNameError",
+    "Event",
+    "FailureAction",
+    "HandoffDeniedError",
+    "HandoffPolicy",
+    "HandoffSimError",
+    "InMemorySessionStore",
+    "JsonlSessionStore",
+    "MaxStepsExceededError",
+    "Message",
+    "ModelClient",
+    "ModelRequest",
+    "ModelResponse",
+    "ReservedPrefixError",
+    "RunError",
+    "RunResult",
+    "ScriptError",
+    "Session",
+    "SessionMode",
+    "SessionStore",
+    "SessionStoreError",
+    "Simulation",
+    "SubAgent",
+    "Tool",
+    "ToolCall",
+    "ToolSpec",
+    "Trace",
+    "UnknownToolError",
+    "current_depth",
+    "hookimpl",
+    "normalize_tool_name",
+    "simulate",
+    "tool",
+]
+
+# Modules that may import hypothesis when imported: it is what they are about.
+HYPOTHESIS_MODULES = {
+    "handoff_sim.strategies",
+    "handoff_sim.fuzzing._engine",
+    "handoff_sim.fuzzing.cli",
+    "handoff_sim.fuzzing.machine",
+}
+
+
+def test_the_top_level_all_is_the_pinned_list() -> None:
+    assert handoff_sim.__all__ == TOP_LEVEL
 
 
 def _public_names(module: ModuleType) -> list[str]:
@@ -136,3 +198,102 @@ def test_handoff_record_exposes_handoff_end_fields_of_e2() -> None:
     [record] = simulate(_spec_example(), "analyze").trace.handoffs()
     for name in ("tool", "status", "reason", "attempts", "depth", "output", "error", "duration_ms"):
         assert hasattr(record, name), name
+
+
+_STYLE_NAMES = {
+    "handoff_sim.styles.flink": ["FlinkSubAgent", "ResultNormalizationError"],
+    "handoff_sim.styles.sophi": [
+        "AgentDefinition",
+        "RiskLevel",
+        "SubagentDispatcher",
+        "ToolRegistry",
+        "load_agent_definitions",
+        "sophi_agent",
+    ],
+}
+
+
+@pytest.mark.parametrize("module", sorted(_STYLE_NAMES))
+def test_style_names_live_only_in_their_style_module(module: str) -> None:
+    import handoff_sim.styles
+
+    style = importlib.import_module(module)
+    for name in _STYLE_NAMES[module]:
+        assert name in style.__all__, name
+        assert not hasattr(handoff_sim, name), name
+        assert not hasattr(handoff_sim.styles, name), name
+
+
+def _importable_modules() -> list[SourceModule]:
+    """Public modules a test imports: ``__main__`` runs the command when imported."""
+    return [m for m in public_modules() if not m.name.endswith(".__main__")]
+
+
+def _static_all(module: SourceModule) -> list[str] | None:
+    for node in module.tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if isinstance(target, ast.Name) and target.id == "__all__" and node.value:
+                return list(ast.literal_eval(node.value))
+    return None
+
+
+@pytest.mark.parametrize("module", _importable_modules(), ids=lambda m: m.name)
+def test_every_public_module_has_an_all_whose_names_exist(module: SourceModule) -> None:
+    names = _static_all(module)
+    assert names is not None, f"{module.where} has no literal __all__"
+    assert len(names) == len(set(names)), f"{module.name}.__all__ repeats a name"
+    try:
+        loaded = importlib.import_module(module.name)
+    except MissingExtraError:  # the framework is not installed here: read the source instead
+        bound = _bound_names(module)
+        assert set(names) <= bound, sorted(set(names) - bound)
+        return
+    assert list(loaded.__all__) == names
+    missing = [name for name in names if not hasattr(loaded, name)]
+    assert not missing, f"{module.name}.__all__ names what it lacks: {missing}"
+
+
+def _bound_names(module: SourceModule) -> set[str]:
+    """Names a module binds at its top level: imports, definitions, assignments."""
+    bound: set[str] = set()
+    for node in module.tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            bound.update((a.asname or a.name).partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound.update(t.id for t in targets if isinstance(t, ast.Name))
+    return bound
+
+
+def _loaded_after_importing(names: list[str]) -> set[str]:
+    """The test-tool modules a fresh interpreter holds after importing ``names``."""
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {names!r}:\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError:\n"  # an adapter whose framework is missing
+        "        pass\n"
+        "tools = ('pytest', '_pytest', 'syrupy', 'hypothesis')\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in tools)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    return {m.split(".")[0] for m in json.loads(out.stdout)}
+
+
+def _runtime_modules() -> list[str]:
+    return [m for m in modules() if m.startswith("handoff_sim") and not m.endswith("__main__")]
+
+
+def test_importing_the_runtime_imports_no_pytest_syrupy_or_hypothesis() -> None:
+    names = [m for m in _runtime_modules() if m not in HYPOTHESIS_MODULES]
+    assert _loaded_after_importing(names) == set()
+
+
+def test_even_the_strategies_and_the_fuzzer_import_no_pytest_or_syrupy() -> None:
+    assert _loaded_after_importing(_runtime_modules()) == {"hypothesis"}

@@ -5,26 +5,8 @@ schemas and results normalised to JSON.
 ``handoff_sim.styles.sophi``: one ``delegate_to_subagent`` dispatcher over agent types,
 with least privilege, closed recursion, risk tiers and session lineage.
 Both mount through :class:`~handoff_sim.SubAgent`, so policy, events and depth
-are shared, and the styles mix freely in one tree.
+are shared, and the styles mix freely in one tree. Their names import from those two
+modules only: this package exports nothing of its own.
 """
 
-from handoff_sim.styles.flink import FlinkSubAgent, ResultNormalizationError
-from handoff_sim.styles.sophi import (
-    AgentDefinition,
-    RiskLevel,
-    SubagentDispatcher,
-    ToolRegistry,
-    load_agent_definitions,
-    sophi_agent,
-)
-
-__all__ = [
-    "AgentDefinition",
-    "FlinkSubAgent",
-    "ResultNormalizationError",
-    "RiskLevel",
-    "SubagentDispatcher",
-    "ToolRegistry",
-    "load_agent_definitions",
-    "sophi_agent",
-]
+__all__: list[str] = []

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from handoff_sim import (
-    Agent,
-    HandoffDeniedError,
-    HandoffPolicy,
-    Simulation,
-    SubAgent,
-    VirtualDeadlineError,
-)
+from handoff_sim import Agent, HandoffDeniedError, HandoffPolicy, Simulation, SubAgent
+from handoff_sim.errors import VirtualDeadlineError
 from handoff_sim.testing import AdversarialModel, ScriptedModel
 
 

@@ -15,7 +15,6 @@ from handoff_sim import (
     Agent,
     ConfigurationError,
     DuplicateToolNameError,
-    InvalidNameError,
     ScriptError,
     Simulation,
     SubAgent,
@@ -24,6 +23,7 @@ from handoff_sim import (
     tool,
 )
 from handoff_sim._limits import MAX_STEPS
+from handoff_sim.errors import InvalidNameError
 from handoff_sim.messages import ModelRequest, ToolCall
 from handoff_sim.testing import FunctionModel, FunctionModelError, ScriptedModel
 from pytest_handoff.assertions import assert_duplicate_tool_names

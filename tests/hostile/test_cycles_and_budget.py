@@ -16,21 +16,21 @@ import pytest
 
 from handoff_sim import (
     Agent,
-    BudgetExceededError,
     ConfigurationError,
     FailureAction,
-    FlinkSubAgent,
     HandoffPolicy,
     ModelRequest,
     Simulation,
     SubAgent,
     Tool,
     simulate,
-    sophi_agent,
 )
 from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS, MAX_NESTING
+from handoff_sim.errors import BudgetExceededError
 from handoff_sim.events import HandoffEndEvent
 from handoff_sim.messages import ToolCall
+from handoff_sim.styles.flink import FlinkSubAgent
+from handoff_sim.styles.sophi import sophi_agent
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from tests._helpers import call, delegate, leaf, turn
 from tests.hostile._support import run_hostile

@@ -17,15 +17,15 @@ from handoff_sim import (
     ConfigurationError,
     FailureAction,
     HandoffPolicy,
-    ModelResponseError,
     ScriptError,
     SubAgent,
     Trace,
     tool,
 )
+from handoff_sim.errors import ModelResponseError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
-from handoff_sim.styles import AgentDefinition, FlinkSubAgent, sophi_agent
-from handoff_sim.styles.flink import decode_output
+from handoff_sim.styles.flink import FlinkSubAgent, decode_output
+from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
 from handoff_sim.styles.sophi._arguments import parse_delegation
 from handoff_sim.subagents import resolve_input
 from handoff_sim.subagents._input import unwrap_output

@@ -13,7 +13,7 @@ def test_t3_builder_scripted_model_recorder_and_clock(pytester: pytest.Pytester)
         """
         import time
 
-        from handoff_sim import ScriptExhaustedError
+        from handoff_sim.errors import ScriptExhaustedError
 
 
         def test_builder_runs_a_delegation(agent_builder, simulation, event_recorder):

@@ -12,11 +12,11 @@ from handoff_sim import (
     Agent,
     ConfigurationError,
     DuplicateToolNameError,
-    InvalidNameError,
     ReservedPrefixError,
     simulate,
     tool,
 )
+from handoff_sim.errors import InvalidNameError
 from handoff_sim.styles.flink import FlinkSubAgent, SubAgentNotOfferedWarning
 from handoff_sim.testing import ScriptedModel
 from tests.styles._support import call, turn

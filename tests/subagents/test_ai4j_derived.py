@@ -19,9 +19,9 @@ from handoff_sim import (
     SessionMode,
     SubAgent,
     ToolCall,
-    resolve_input,
     simulate,
 )
+from handoff_sim.subagents import resolve_input
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import (
     ConcurrencyTracker,

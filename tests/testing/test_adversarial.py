@@ -8,15 +8,8 @@ from collections.abc import Callable
 
 import pytest
 
-from handoff_sim import (
-    Agent,
-    ConfigurationError,
-    HandoffPolicy,
-    Simulation,
-    SubAgent,
-    Trace,
-    VirtualDeadlineError,
-)
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, Simulation, SubAgent, Trace
+from handoff_sim.errors import VirtualDeadlineError
 from handoff_sim.events import ModelResponseEvent, ToolEndEvent, ToolStartEvent
 from handoff_sim.invariants import EXPECTED_RUN_ERRORS, check_invariants
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolSpec

@@ -7,17 +7,8 @@ from typing import Any
 
 import pytest
 
-from handoff_sim import (
-    Agent,
-    ConfigurationError,
-    HandoffPolicy,
-    ScriptAssertionError,
-    ScriptExhaustedError,
-    SubAgent,
-    Tool,
-    UnconsumedStepsError,
-    simulate,
-)
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, SubAgent, Tool, simulate
+from handoff_sim.errors import ScriptAssertionError, ScriptExhaustedError, UnconsumedStepsError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 from handoff_sim.testing import FunctionModel, ScriptedModel, SimulatedModelError
 from tests._helpers import call, delegate, leaf, parent_of, run_raising, tool_results, turn

@@ -14,8 +14,7 @@ import pytest
 import handoff_sim
 import handoff_sim.cli as cli
 from handoff_sim.cli import main
-
-from ._util import BUNDLED, write
+from tests.scenarios._util import BUNDLED, write
 
 PASSING = """
     scenario: passing

@@ -1,23 +1,14 @@
-"""A downstream suite fuzzes its own policy configuration in a few lines."""
+"""Fuzzing your own policy configuration: ``fuzz_policy`` and the policy block it fuzzes.
+
+The ``handoff_fuzz`` fixture that hands it out is tested in tests/plugin/test_fuzz_fixture.py.
+"""
 
 from __future__ import annotations
 
 import pytest
 
 from handoff_sim import ConfigurationError, HandoffPolicy
-from handoff_sim.fuzzing.pytest_support import fuzz_policy, policy_dict
-
-
-def test_handoff_fuzz_fixture_in_a_downstream_suite(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest('pytest_plugins = ["handoff_sim.fuzzing.pytest_support"]\n')
-    pytester.makepyfile(
-        """
-        def test_my_policy(handoff_fuzz):
-            stats = handoff_fuzz.check({"max_depth": 2, "max_retries": 1, "timeout": 5}, examples=8)
-            assert stats.runs >= 8
-        """
-    )
-    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+from handoff_sim.fuzzing.policy import fuzz_policy, policy_dict
 
 
 def test_fuzz_policy_accepts_a_handoff_policy() -> None:

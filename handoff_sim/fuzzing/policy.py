@@ -1,29 +1,30 @@
-"""Fuzz your own policy configuration from a test suite in a few lines.
+"""Fuzz your own policy configuration in a few lines, from a test suite or a script.
 
-    def test_my_policy_keeps_every_invariant(handoff_fuzz):
-        handoff_fuzz.check({"max_depth": 2, "max_retries": 1, "timeout": 5})
+    from handoff_sim.fuzzing.policy import fuzz_policy
 
-``handoff_fuzz`` is a pytest fixture (the ``pytest_handoff`` plugin exposes it);
-outside pytest, call :func:`fuzz_policy`. A violation fails the test with
-:class:`~handoff_sim.fuzzing.FuzzFailure`, whose message holds the shrunk case
-as a Python and a YAML reproducer.
+    fuzz_policy({"max_depth": 2, "max_retries": 1, "timeout": 5}, examples=100)
+
+In pytest the ``handoff_fuzz`` fixture of the ``pytest_handoff`` plugin hands out a
+:class:`PolicyFuzzer`. A violation raises :class:`~handoff_sim.fuzzing.FuzzFailure`,
+whose message holds the shrunk case as a Python and a YAML reproducer. hypothesis is
+imported when a fuzz runs, not when this module is.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pytest
-from hypothesis import strategies as st
-
-from handoff_sim import strategies as hs
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.fuzzing._engine import FuzzStats, search, with_policy
 from handoff_sim.subagents import HandoffPolicy
 
-__all__ = ["DEFAULT_FUZZ_EXAMPLES", "PolicyFuzzer", "fuzz_policy", "handoff_fuzz", "policy_dict"]
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
+
+    from handoff_sim.fuzzing._engine import FuzzStats
+
+__all__ = ["DEFAULT_FUZZ_EXAMPLES", "PolicyFuzzer", "fuzz_policy", "policy_dict"]
 
 DEFAULT_FUZZ_EXAMPLES = 50
 
@@ -56,6 +57,9 @@ def fuzz_policy(
     models: Sequence[str] = ("adversarial", "script"),
 ) -> FuzzStats:
     """Run generated agent trees under ``policy``; raise FuzzFailure on any violation."""
+    from handoff_sim import strategies as hs
+    from handoff_sim.fuzzing._engine import FuzzStats, search, with_policy
+
     block = policy_dict(policy)
     strategy = hs.scenarios(max_depth=max_depth, max_breadth=max_breadth, models=models).map(
         lambda case: with_policy(case, block)
@@ -91,10 +95,6 @@ class PolicyFuzzer:
 
     def strategy(self, **options: Any) -> st.SearchStrategy[dict[str, Any]]:
         """Generated scenario dicts, for tests that drive ``@given`` themselves."""
+        from handoff_sim import strategies as hs
+
         return hs.scenarios(**options)
-
-
-@pytest.fixture
-def handoff_fuzz() -> PolicyFuzzer:
-    """A :class:`PolicyFuzzer`: ``handoff_fuzz.check(policy)`` fuzzes ``policy``."""
-    return PolicyFuzzer()
