@@ -44,50 +44,81 @@ def dotted(parts: Sequence[str | int]) -> str:
 
 
 class SourceMap:
-    """Finds the line and column of a field path in a composed YAML document."""
+    """Finds the line and column of a field path in a composed YAML document.
+
+    It keeps an index of plain tuples, not the document's nodes: a suite holds one map
+    per file for the whole session, and tuples of numbers and text cost the garbage
+    collector nothing, where a node tree costs it hundreds of objects to visit.
+    """
+
+    __slots__ = ("_entries", "_root")
 
     def __init__(self, root: yaml.Node | None) -> None:
-        self.root = root
+        self._root = (root.start_mark.line, root.start_mark.column) if root is not None else None
+        self._entries = _index(root) if root is not None else {}
 
-    def walk(self, parts: Sequence[str | int]) -> tuple[int, yaml.Node | None, yaml.Mark | None]:
-        """How many leading parts exist, the deepest node reached and the mark to report.
+    def _walk(self, parts: Sequence[str | int]) -> tuple[int, tuple[int, int] | None]:
+        """How many leading parts exist, and the 0-based line and column to report.
 
         A mapping entry reports its key's position, a sequence item its own.
         """
-        node = self.root
-        mark = node.start_mark if node is not None else None
+        entries, mark, parent = self._entries, self._root, 0
         matched = 0
         for part in parts:
-            found = _child(node, part)
+            found = entries.get((parent, part)) if isinstance(part, int) else None
+            if found is None:
+                found = entries.get((parent, str(part)))
             if found is None:
                 break
-            mark, node = found
+            parent, line, column = found
+            mark = (line, column)
             matched += 1
-        return matched, node, mark
+        return matched, mark
 
     def position(self, parts: Sequence[str | int]) -> tuple[int, int]:
         """1-based ``(line, column)`` of the deepest existing node on ``parts``."""
-        _, _, mark = self.walk(parts)
-        return (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        mark = self._walk(parts)[1]
+        return (mark[0] + 1, mark[1] + 1) if mark is not None else (1, 1)
 
     def exists(self, parts: Sequence[str | int]) -> bool:
         """Whether every part of the path is present in the document."""
-        return self.walk(parts)[0] == len(parts)
+        return self._walk(parts)[0] == len(parts)
 
 
-def _child(node: yaml.Node | None, part: str | int) -> tuple[yaml.Mark, yaml.Node] | None:
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            if isinstance(key, yaml.ScalarNode) and key.value == str(part):
-                return key.start_mark, value
-    elif (
-        isinstance(node, yaml.SequenceNode)
-        and isinstance(part, int)
-        and 0 <= part < len(node.value)
-    ):
-        item = node.value[part]
-        return item.start_mark, item
-    return None
+_Entries = dict[tuple[int, str | int], tuple[int, int, int]]
+
+
+def _index(root: yaml.Node) -> _Entries:
+    """``(parent, key or item index) -> (child, line, column)``; the root is parent 0.
+
+    A mapping's first entry of a key wins, as a reader scanning the file finds it; a node
+    reached again through an alias keeps its number, so the index grows with the text.
+    """
+    entries: _Entries = {}
+    numbers: dict[int, int] = {id(root): 0}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        parent = numbers[id(node)]
+        if isinstance(node, yaml.MappingNode):
+            pairs = [
+                (key.value, key, value)
+                for key, value in node.value
+                if isinstance(key, yaml.ScalarNode)
+            ]
+        elif isinstance(node, yaml.SequenceNode):
+            pairs = [(index, item, item) for index, item in enumerate(node.value)]
+        else:
+            continue
+        for part, at, child in pairs:
+            if (parent, part) in entries:
+                continue
+            number = numbers.get(id(child))
+            if number is None:
+                number = numbers[id(child)] = len(numbers)
+                stack.append(child)
+            entries[parent, part] = (number, at.start_mark.line, at.start_mark.column)
+    return entries
 
 
 @dataclass(frozen=True, slots=True)
