@@ -101,7 +101,10 @@ class Trace(Sequence[Event]):
         return iter(self._events)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Trace) and self._events == other._events
+        # NotImplemented lets the other side decide: ``trace == snapshot`` reaches syrupy.
+        if not isinstance(other, Trace):
+            return NotImplemented
+        return self._events == other._events
 
     def __hash__(self) -> int:
         return hash(self._events)

@@ -98,3 +98,13 @@ def test_t3_handoff_snapshot_fixture_creates_matches_and_updates(
     changed.stdout.fnmatch_lines(["*250ms*", "*500ms*"])
     pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
     assert "500ms" in stored.read_text("utf-8")
+
+
+def test_t3_a_trace_on_the_left_compares_with_the_snapshot(pytester: pytest.Pytester) -> None:
+    source = PYTHON_TEST.replace("LATENCY", "0.25").replace(
+        'simulate(manager, "go") == handoff_snapshot',
+        'simulate(manager, "go").trace == handoff_snapshot',
+    )
+    pytester.makepyfile(test_snap=source)
+    pytester.runpytest_inprocess("--snapshot-update").assert_outcomes(passed=1)
+    pytester.runpytest_inprocess().assert_outcomes(passed=1)
