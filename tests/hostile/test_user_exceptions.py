@@ -27,7 +27,7 @@ from handoff_sim import (
 )
 from handoff_sim.events import Event
 from handoff_sim.messages import ModelRequest, ToolCall
-from handoff_sim.scenarios.expect._check import describe_error as describe_scenario_error
+from handoff_sim.scenarios.expect import describe_error as describe_scenario_error
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
 from handoff_sim.subagents.executor import safe_message
