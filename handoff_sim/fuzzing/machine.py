@@ -87,10 +87,17 @@ class HandoffFuzzMachine(RuleBasedStateMachine):
             raise failure
 
 
-def machine_settings(max_examples: int = 25, step_count: int = 6) -> settings:
-    """Bounded settings for the normal test suite: fast, no deadline, shrinking on."""
+def machine_settings(
+    max_examples: int = 25, step_count: int = 6, *, derandomize: bool = False
+) -> settings:
+    """Bounded settings for the normal test suite: fast, no deadline, shrinking on.
+
+    ``derandomize`` draws the same examples on every run, for tests that must find
+    a planted fault within a small budget whatever the random seed.
+    """
     return settings(
         max_examples=max_examples,
+        derandomize=derandomize,
         stateful_step_count=step_count,
         deadline=None,
         database=None,
@@ -101,7 +108,11 @@ def machine_settings(max_examples: int = 25, step_count: int = 6) -> settings:
 
 
 def run_fuzz_machine(
-    *, max_examples: int = 25, step_count: int = 6, fault: str | None = None
+    *,
+    max_examples: int = 25,
+    step_count: int = 6,
+    fault: str | None = None,
+    derandomize: bool = False,
 ) -> None:
     """Run the machine; raise FuzzFailure (shrunk, with reproducers) on a violation.
 
@@ -112,7 +123,7 @@ def run_fuzz_machine(
     try:
         run_state_machine_as_test(
             lambda: HandoffFuzzMachine(fault, shrink),  # type: ignore[arg-type]
-            settings=machine_settings(max_examples, step_count),
+            settings=machine_settings(max_examples, step_count, derandomize=derandomize),
         )
     except (StopShrinking, Flaky):
         # See search(): after the shrink budget runs out hypothesis may call replays flaky.

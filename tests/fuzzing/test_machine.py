@@ -16,7 +16,7 @@ def test_machine_reports_a_dropped_handoff_end_with_reproducers(
 ) -> None:
     monkeypatch.setattr("handoff_sim.fuzzing._engine.SHRINK_SECONDS", 1.0)
     with pytest.raises(FuzzFailure) as caught:
-        run_fuzz_machine(max_examples=40, step_count=5, fault="drop-handoff-end")
+        run_fuzz_machine(max_examples=40, step_count=6, fault="drop-handoff-end", derandomize=True)
     message = str(caught.value)
     assert "[balance]" in message
     assert "handoff_start without handoff_end" in message
