@@ -107,6 +107,7 @@ DIVERGENT = {
     "tab after a colon": "a:\t1\n",
     "tab in a flow list": "b: [\t1]\n",
     "byte-order mark inside": "a: 1\n\ufeffb: 2\n",
+    "document marker alone, no line break": "---",
 }
 UNICODE_BREAKS = {
     "next-line character": "a: x\x85b: 2\n",
@@ -134,13 +135,20 @@ def test_those_spellings_do_differ_in_raw_libyaml(text: str) -> None:
     def outcome(loader: Any) -> Any:
         try:
             node = loader(text).get_single_node()
-            return repr(loader(text).get_single_data()), [
-                (n.start_mark.line, n.start_mark.column) for _, n in node.value
-            ]
+            marks = [(n.start_mark.line, n.start_mark.column) for n in _nodes(node)]
+            return repr(loader(text).get_single_data()), marks
         except yaml.YAMLError as exc:
             return type(exc).__name__
 
     assert outcome(yaml.CSafeLoader) != outcome(yaml.SafeLoader)
+
+
+def _nodes(node: Any) -> Iterator[Any]:
+    yield node
+    if isinstance(node.value, list):
+        for child in node.value:
+            for part in child if isinstance(child, tuple) else (child,):
+                yield from _nodes(part)
 
 
 def test_a_question_in_a_flow_list_is_refused_as_before(parser: str) -> None:
@@ -220,6 +228,8 @@ _PIECES = st.sampled_from(
         "2024-01-01",
         "0x1f",
         "<<: ",
+        "---",
+        "...",
     ]
 )
 

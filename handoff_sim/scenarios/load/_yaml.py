@@ -11,12 +11,14 @@ PyYAML's pure-Python parser is the reference. libyaml only ever *accepts* a file
 any error, on a duplicate key or a bound passed, and on text the two read (or might
 read) differently (a tab, a byte-order mark or a Unicode line break inside the text,
 ``?`` inside a plain scalar in ``[...]`` or ``{...}``, a comment glued to a block
-scalar header, an empty value tagged ``!``), the pure parser reads the file again and
-its verdict and message stand. So every message is the one the pure parser gives.
+scalar header, an empty value tagged ``!``, an empty document or list item), the pure
+parser reads the file again and its verdict and message stand. So every message is
+the one the pure parser gives.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +45,10 @@ def dotted(parts: Sequence[str | int]) -> str:
     return ".".join(str(p) for p in parts) or "<root>"
 
 
+_Entries = dict[tuple[int, str | int], tuple[int, int, int]]
+"""A source map's index: ``(parent, key or item index) -> (child, line, column)``."""
+
+
 class SourceMap:
     """Finds the line and column of a field path in a composed YAML document.
 
@@ -53,9 +59,12 @@ class SourceMap:
 
     __slots__ = ("_entries", "_root")
 
-    def __init__(self, root: yaml.Node | None) -> None:
+    def __init__(self, root: yaml.Node | None, entries: _Entries | None = None) -> None:
+        """The map of ``root``'s document; ``entries`` when its index was built already."""
         self._root = (root.start_mark.line, root.start_mark.column) if root is not None else None
-        self._entries = _index(root) if root is not None else {}
+        if entries is None:
+            entries = _index(root) if root is not None else {}
+        self._entries = entries
 
     def _walk(self, parts: Sequence[str | int]) -> tuple[int, tuple[int, int] | None]:
         """How many leading parts exist, and the 0-based line and column to report.
@@ -83,9 +92,6 @@ class SourceMap:
     def exists(self, parts: Sequence[str | int]) -> bool:
         """Whether every part of the path is present in the document."""
         return self._walk(parts)[0] == len(parts)
-
-
-_Entries = dict[tuple[int, str | int], tuple[int, int, int]]
 
 
 def _index(root: yaml.Node) -> _Entries:
@@ -164,16 +170,50 @@ def _too_deep() -> str:
     return f"nested deeper than {MAX_YAML_DEPTH} levels"
 
 
-LIBYAML: type[yaml.cyaml.CSafeLoader] | None = _CSafeLoader
+def _libyaml_loader() -> type[yaml.cyaml.CSafeLoader] | None:
+    """PyYAML's libyaml safe loader, its resolver calls made cheaper when that is exact.
+
+    Without path resolvers (PyYAML's experimental ones; none are registered here) a
+    scalar's tag depends only on its text and style, so it is remembered; and noting
+    the path of each node serves nothing.
+    """
+    if _CSafeLoader is None:  # pragma: no cover - depends on how PyYAML was built
+        return None
+    if _CSafeLoader.yaml_path_resolvers:  # pragma: no cover - someone registered one
+        return _CSafeLoader
+    tables = {"yaml_implicit_resolvers": _CSafeLoader.yaml_implicit_resolvers}
+    resolver = type("_Resolver", (yaml.resolver.BaseResolver,), tables)()
+
+    @functools.lru_cache(maxsize=4096)
+    def resolve(kind: type[yaml.Node], value: Any, implicit: Any) -> str:
+        return resolver.resolve(kind, value, implicit)  # type: ignore[no-any-return]
+
+    def ignore(*_: Any) -> None:
+        return None
+
+    members = {
+        "resolve": staticmethod(resolve),
+        "descend_resolver": ignore,
+        "ascend_resolver": ignore,
+    }
+    return type("_LibyamlLoader", (_CSafeLoader,), members)
+
+
+LIBYAML: type[yaml.cyaml.CSafeLoader] | None = _libyaml_loader()
 """The libyaml loader used first, or None (PyYAML without libyaml; tests set it to None)."""
 
-_PURE_ONLY = re.compile(r"[\t\ufeff\x85\u2028\u2029]|[|>][-+0-9]*#")
-"""Text the two parsers read differently: left to the pure parser."""
+_PURE_ONLY_CHARACTERS = ("\t", "\ufeff", "\x85", "\u2028", "\u2029")
+_GLUED_COMMENT = re.compile(r"[|>][-+0-9]*#")
+
+
+def _pure_only(text: str) -> bool:
+    """Text the two parsers read (or might read) differently: left to the pure parser."""
+    return any(c in text for c in _PURE_ONLY_CHARACTERS) or _GLUED_COMMENT.search(text) is not None
 
 
 def parse_yaml(text: str, path: str) -> ParsedYaml | Problem:
     """Compose and construct one YAML document; a syntax error comes back as a Problem."""
-    if LIBYAML is not None and _PURE_ONLY.search(text) is None:
+    if LIBYAML is not None and not _pure_only(text):
         parsed = _parse_libyaml(LIBYAML, text)
         if parsed is not None:
             return parsed
@@ -187,11 +227,16 @@ def _parse_libyaml(loader_type: type[yaml.cyaml.CSafeLoader], text: str) -> Pars
         node = loader.get_single_node()
         if node is None:
             return ParsedYaml(None, SourceMap(None), [])
+        if _empty(node):  # its position may differ (the pure parser words the refusal)
+            return None
         if "*" not in text:  # no alias: a tree, built in one quick walk
+            build = _QuickBuild(loader)
             try:
-                return ParsedYaml(_QuickBuild(loader).value(node, 1, False), SourceMap(node), [])
+                data = build.value(node, 1, False, 0)
             except _Unusual:
                 pass
+            else:
+                return ParsedYaml(data, SourceMap(node, build.entries), [])
         if not _accepted(node):
             return None
         data = loader.construct_document(node)
@@ -213,42 +258,70 @@ class _Unusual(Exception):
 
 class _QuickBuild:
     """Plain data from a libyaml tree without aliases, as PyYAML's safe constructor makes it,
-    checking on the way what :func:`_accepted` checks."""
+    checking on the way what :func:`_accepted` checks and indexing the source map."""
 
-    __slots__ = ("count", "loader")
+    __slots__ = ("count", "entries", "loader")
 
     def __init__(self, loader: yaml.cyaml.CSafeLoader) -> None:
         self.loader = loader
-        self.count = 0
+        self.count = 0  # nodes numbered so far, the root (number 0) aside
+        self.entries: _Entries = {}
 
-    def value(self, node: yaml.Node, depth: int, in_flow: bool) -> Any:
-        """The value of ``node``, at nesting level ``depth``; raise :class:`_Unusual`."""
-        self.count += 1
-        if depth > MAX_YAML_DEPTH or self.count > MAX_YAML_NODES:
+    def value(self, node: yaml.Node, depth: int, in_flow: bool, number: int) -> Any:
+        """The value of ``node``, numbered ``number`` at nesting level ``depth``."""
+        if depth > MAX_YAML_DEPTH:
             raise _Unusual
-        tag = node.tag
         if isinstance(node, yaml.ScalarNode):
-            if not node.style and _read_differently(node, in_flow):
-                raise _Unusual
-            if tag == _STR_TAG:
-                return node.value
-            if tag in _SCALAR_TAGS:
-                return self.loader.yaml_constructors[tag](self.loader, node)
-        elif isinstance(node, yaml.CollectionNode):
+            return self.scalar(node, in_flow)
+        if isinstance(node, yaml.CollectionNode):
             flow = bool(node.flow_style)
-            if tag == _SEQ_TAG and isinstance(node, yaml.SequenceNode):
-                return [self.value(item, depth + 1, flow) for item in node.value]
-            if tag == _MAP_TAG and isinstance(node, yaml.MappingNode):
-                return self.mapping(node, depth, flow)
+            if node.tag == _SEQ_TAG and isinstance(node, yaml.SequenceNode):
+                return self.sequence(node, depth, flow, number)
+            if node.tag == _MAP_TAG and isinstance(node, yaml.MappingNode):
+                return self.mapping(node, depth, flow, number)
         raise _Unusual
 
-    def mapping(self, node: yaml.MappingNode, depth: int, flow: bool) -> dict[Any, Any]:
-        """A mapping whose keys are scalars written differently (else :class:`_Unusual`)."""
+    def scalar(self, node: yaml.ScalarNode, in_flow: bool) -> Any:
+        """A text, a number, a boolean, null, a date, bytes; any other tag is unusual."""
+        if not node.style and _read_differently(node, in_flow):
+            raise _Unusual
+        tag = node.tag
+        if tag == _STR_TAG:
+            return node.value
+        if tag in _SCALAR_TAGS:
+            return self.loader.yaml_constructors[tag](self.loader, node)
+        raise _Unusual
+
+    def number(self) -> int:
+        """The next node's number; past ``MAX_YAML_NODES`` nodes it is unusual."""
+        self.count += 1
+        if self.count >= MAX_YAML_NODES:
+            raise _Unusual
+        return self.count
+
+    def sequence(self, node: yaml.SequenceNode, depth: int, flow: bool, number: int) -> list[Any]:
+        """A list; each item's position is indexed under ``(number, index)``."""
+        items = []
+        for index, item in enumerate(node.value):
+            if _empty(item):
+                raise _Unusual
+            child = self.number()
+            self.entries[number, index] = (child, item.start_mark.line, item.start_mark.column)
+            items.append(self.value(item, depth + 1, flow, child))
+        return items
+
+    def mapping(self, node: yaml.MappingNode, depth: int, flow: bool, number: int) -> Any:
+        """A dict whose keys are scalars written differently, each indexed at its key."""
         pairs = node.value
         if len({key.value for key, _ in pairs if type(key) is yaml.ScalarNode}) != len(pairs):
             raise _Unusual
-        value = self.value
-        return {value(key, depth + 1, flow): value(item, depth + 1, flow) for key, item in pairs}
+        mapping = {}
+        for key, item in pairs:
+            self.number()  # the key's
+            child = self.number()
+            self.entries[number, key.value] = (child, key.start_mark.line, key.start_mark.column)
+            mapping[self.scalar(key, flow)] = self.value(item, depth + 1, flow, child)
+        return mapping
 
 
 def _accepted(root: yaml.Node) -> bool:
@@ -281,9 +354,16 @@ def _node_accepted(node: yaml.Node, in_flow: bool) -> bool:
     if isinstance(node, yaml.MappingNode):
         names = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
         return len(set(names)) == len(names)
+    if isinstance(node, yaml.SequenceNode):
+        return not any(_empty(item) for item in node.value)
     if isinstance(node, yaml.ScalarNode) and not node.style:
         return not _read_differently(node, in_flow)
     return True
+
+
+def _empty(node: yaml.Node) -> bool:
+    """An empty plain scalar: libyaml may place it elsewhere (at the end of the input)."""
+    return isinstance(node, yaml.ScalarNode) and not node.style and node.value == ""
 
 
 def _read_differently(node: yaml.ScalarNode, in_flow: bool) -> bool:
