@@ -33,6 +33,7 @@ __all__ = [
 ]
 
 _SCENARIO_MARK = "handoff_scenario"
+_KNOWN_MARKERS = pytest.StashKey[tuple[int, set[str]]]()
 
 
 class ScenarioFailed(HandoffSimError, AssertionError):
@@ -45,9 +46,14 @@ def _note_broken(config: pytest.Config) -> None:
 
 def _register_tag(config: pytest.Config, tag: str) -> None:
     """Declare a scenario tag as a marker so ``--strict-markers`` and ``-m`` accept it."""
-    known = {line.split(":")[0].split("(")[0].strip() for line in config.getini("markers")}
+    lines = config.getini("markers")
+    seen, known = config.stash.get(_KNOWN_MARKERS, (-1, set()))
+    if seen != len(lines):  # read once, again only when someone declared another marker
+        known = {line.split(":")[0].split("(")[0].strip() for line in lines}
     if tag not in known:
         config.addinivalue_line("markers", f"{tag}: handoff scenario tag")
+        known.add(tag)
+    config.stash[_KNOWN_MARKERS] = (len(config.getini("markers")), known)
 
 
 class ScenarioFile(pytest.File):
