@@ -18,6 +18,10 @@ dropped from the environment: users have the caches).
 * xdist: ``pytest -n 2`` against ``pytest -n 0``, wall ratio (what workers buy);
   bar: below 1.
 
+Beside them, pytest's own cost per item: the same files collected by a trivial plugin
+as one empty test each (every installed plugin but ours), so a reader can tell what
+pytest spends from what handoff-sim adds.
+
     python bench/suite_scale.py [--files 10000] [--repeats 3]
 """
 
@@ -127,10 +131,38 @@ def _counts(output: str, cli: bool) -> tuple[int, int]:
     return sum(counts.values()), counts.get("failed", 0) + counts.get("error", 0)
 
 
+FLOOR_PLUGIN = """\
+import pytest
+
+
+def _trivial(request):
+    pass
+
+
+class _File(pytest.File):
+    def collect(self):
+        yield pytest.Function.from_parent(self, name="trivial", callobj=_trivial)
+
+
+def pytest_collect_file(file_path, parent):
+    if file_path.suffix == ".yaml":
+        return _File.from_parent(parent, path=file_path)
+"""
+"""pytest's own cost: one trivial test per file, with every installed plugin but ours."""
+
+
+def _floor(suite: Path, *extra: str) -> list[str]:
+    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:handoff"]
+    return [*base, "-p", "_handoff_floor", str(suite), *extra]
+
+
 def commands(suite: Path, empty: Path, xdist: bool) -> dict[str, tuple[list[str], bool]]:
     """Name -> (command, is the handoff-sim command)."""
     cli = [sys.executable, "-m", "handoff_sim", "run", "-q", str(suite)]
     found = {
+        "floor_empty": (_floor(empty, "--collect-only"), False),
+        "floor_collect": (_floor(suite, "--collect-only"), False),
+        "floor_run": (_floor(suite), False),
         "collect_empty": (_pytest(empty, "--collect-only"), False),
         "collect": (_pytest(suite, "--collect-only"), False),
         "pytest": (_pytest(suite, *(["-n", "0"] if xdist else [])), False),
@@ -146,6 +178,7 @@ def measure(suite: Path, repeats: int, xdist: bool) -> dict[str, list[Timing]]:
     with tempfile.TemporaryDirectory(prefix="handoff-scale-project-") as tmp:
         project = Path(tmp)
         (project / "pytest.ini").write_text("[pytest]\n")
+        (project / "_handoff_floor.py").write_text(FLOOR_PLUGIN)  # found: cwd is on sys.path
         empty = project / "empty"
         empty.mkdir()
         cmds = commands(suite, empty, xdist)
@@ -158,7 +191,7 @@ def measure(suite: Path, repeats: int, xdist: bool) -> dict[str, list[Timing]]:
         for r in range(repeats):
             for name in names[r % len(names) :] + names[: r % len(names)]:
                 cmd, cli = cmds[name]
-                ok = (0, 5) if name == "collect_empty" else (0,)
+                ok = (0, 5) if name.endswith("_empty") else (0,)
                 wall, cpu, out = timed(cmd, project, ok)
                 items, failed = _counts(out, cli)
                 runs[name].append(Timing(wall, cpu, items, failed))
@@ -191,6 +224,14 @@ def summarise(runs: dict[str, list[Timing]], files: int, repeats: int) -> Record
         _median(runs["pytest"], "cpu") / rec["handoff_sim_run_cpu_s"], 3
     )
     rec["pytest_vs_cli_wall"] = round(rec["pytest_wall_s"] / rec["handoff_sim_run_wall_s"], 3)
+    floor_collect = rec["floor_collect_cpu_s"] - rec["floor_empty_cpu_s"]
+    floor_run = rec["floor_run_cpu_s"] - rec["floor_collect_cpu_s"]
+    rec["pytest_own_collect_ms_per_item"] = round(floor_collect / items * 1000, 3)
+    rec["pytest_own_run_ms_per_item"] = round(floor_run / items * 1000, 3)
+    own = floor_collect + floor_run  # what pytest itself spends on as many trivial items
+    rec["pytest_vs_cli_cpu_without_pytest_own"] = round(
+        (_median(runs["pytest"], "cpu") - own) / rec["handoff_sim_run_cpu_s"], 3
+    )
     rec["bar_collection_met"] = rec["collect_cpu_ms_per_scenario"] <= 1.0
     rec["bar_one_process_met"] = rec["pytest_vs_cli_cpu"] <= 1.5
     if "pytest_n2" in runs:
@@ -212,6 +253,11 @@ def report(rec: Record) -> None:
     ]
     if "pytest_n2_wall_s" in rec:
         rows.append({"what": "pytest --handoff-scenarios -n 2", "key": "pytest_n2"})
+    rows += [
+        {"what": "pytest, a trivial test per file: --collect-only", "key": "floor_collect"},
+        {"what": "  ... run", "key": "floor_run"},
+        {"what": "  ... no file", "key": "floor_empty"},
+    ]
     print_table(
         rows,
         [
@@ -245,6 +291,13 @@ def report(rec: Record) -> None:
         )
     else:
         print("n/a      -n 2 / -n 0: pytest-xdist is not installed", file=sys.stderr)
+    print(
+        f"\npytest's own cost per item (a trivial test per file, the same plugins): "
+        f"collect {rec['pytest_own_collect_ms_per_item']:.3f} ms, "
+        f"run {rec['pytest_own_run_ms_per_item']:.3f} ms CPU; pytest / handoff-sim run "
+        f"without it: {rec['pytest_vs_cli_cpu_without_pytest_own']:.2f}",
+        file=sys.stderr,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
