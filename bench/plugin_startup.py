@@ -8,11 +8,19 @@ under three conditions taken in rotating order:
   point of the package both load);
 * ``no:handoff``: ``-p no:handoff`` (the plugin is off; the hypothesis hook still runs);
 * ``not installed``: ``-p no:handoff`` and ``HYPOTHESIS_NO_PLUGINS=1``: nothing of the
-  package loads, as if it were not installed.
+  package loads, as if it were not installed;
+* ``no:hypothesispytest`` and ``no:syrupy``: as installed, without hypothesis' or
+  syrupy's own pytest plugin: what those two, which come with the dependencies, add.
 
 The added cost is the median of the paired differences. Then ``python -X importtime``:
 the modules an installed package adds to a pytest start-up (with their self times), and
-the cumulative import time of ``pytest_handoff.plugin`` on its own.
+the cumulative import time of ``pytest_handoff.plugin`` on its own. Last, the import of
+``handoff_sim`` (and of ``handoff_sim.scenarios``, which a scenario session loads) over
+a bare interpreter, wall time, paired runs. Bytecode caches are warm: the environment's
+``PYTHONDONTWRITEBYTECODE`` is dropped and every command runs once untimed first.
+
+Bars: the plugin adds at most 20 ms to a pytest start-up; importing ``handoff_sim``
+takes at most 150 ms over a bare interpreter.
 
     python bench/plugin_startup.py [--runs 21]
 """
@@ -36,12 +44,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Record, emit, machine, median, print_table
 
 PLUGIN = "pytest_handoff.plugin"
-CONDITIONS = ("installed", "no:handoff", "not installed")
+CONDITIONS = ("installed", "no:handoff", "not installed", "no:hypothesispytest", "no:syrupy")
+PLUGIN_BAR_MS = 20.0
+IMPORT_BAR_MS = 150.0
 _LINE = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)")
 
 
 def _env(condition: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS_"))}
+    skip = ("PYTEST_", "HYPOTHESIS_", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(skip)}
     if condition == "not installed":
         env["HYPOTHESIS_NO_PLUGINS"] = "1"
     return env
@@ -49,6 +60,8 @@ def _env(condition: str) -> dict[str, str]:
 
 def _pytest_cmd(condition: str, *python_flags: str) -> list[str]:
     cmd = [sys.executable, *python_flags, "-m", "pytest", "--collect-only", "-q"]
+    if condition.startswith("no:"):
+        return [*cmd, "-p", condition]
     return cmd + ([] if condition == "installed" else ["-p", "no:handoff"])
 
 
@@ -79,7 +92,8 @@ def collect_startup(runs: int, warmup: bool = True) -> Record:
         for condition in CONDITIONS if warmup else ():
             _run(project, condition)  # warm the .pyc files and the page cache
         for i in range(runs):
-            for condition in CONDITIONS[i % 3 :] + CONDITIONS[: i % 3]:
+            turn = i % len(CONDITIONS)
+            for condition in CONDITIONS[turn:] + CONDITIONS[:turn]:
                 times[condition].append(_run(project, condition)[0])
 
     def diff(a: str, b: str) -> float:
@@ -96,6 +110,8 @@ def collect_startup(runs: int, warmup: bool = True) -> Record:
         "added_ms": diff("installed", "not installed"),
         "added_by_plugin_ms": diff("installed", "no:handoff"),
         "added_by_hypothesis_hook_ms": diff("no:handoff", "not installed"),
+        "added_by_hypothesis_plugin_ms": diff("installed", "no:hypothesispytest"),
+        "added_by_syrupy_plugin_ms": diff("installed", "no:syrupy"),
         "python": machine()["python"],
     }
 
@@ -145,11 +161,76 @@ def startup_imports(runs: int) -> Record:
     }
 
 
+IMPORTS = {
+    "bare": "pass",
+    "handoff_sim": "import handoff_sim",
+    "handoff_sim.scenarios": "import handoff_sim.scenarios",
+}
+
+
+def import_time(runs: int) -> Record:
+    """Wall time of importing the package over a bare interpreter: medians of paired runs."""
+    times: dict[str, list[float]] = {name: [] for name in IMPORTS}
+    env = _env("installed")
+
+    def once(code: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], env=env, check=True)
+        return time.perf_counter() - t0
+
+    for code in IMPORTS.values():
+        once(code)  # warm the bytecode caches
+    for i in range(runs):
+        names = list(IMPORTS)
+        turn = i % len(names)
+        for name in names[turn:] + names[:turn]:
+            times[name].append(once(IMPORTS[name]))
+
+    def over_bare(name: str) -> float:
+        pairs = zip(times[name], times["bare"], strict=True)
+        return round(median(x - y for x, y in pairs) * 1000, 2)
+
+    return {
+        "benchmark": "import_time",
+        "measure": "python -c 'import ...' minus python -c 'pass', wall, warm bytecode caches",
+        "runs": runs,
+        "bare_ms": round(median(times["bare"]) * 1000, 2),
+        "handoff_sim_ms": over_bare("handoff_sim"),
+        "handoff_sim_scenarios_ms": over_bare("handoff_sim.scenarios"),
+        "python": machine()["python"],
+    }
+
+
+def verdicts(startup: Record, imports: Record | None) -> None:
+    """One met / not met line per bar, on stderr."""
+
+    def line(met: bool, text: str) -> None:
+        print(f"{'met    ' if met else 'NOT met'}  {text}", file=sys.stderr)
+
+    plugin = startup["added_by_plugin_ms"]
+    line(plugin <= PLUGIN_BAR_MS, f"the plugin adds {plugin:.1f} ms to pytest; bar <= 20 ms")
+    hypothesis, syrupy = (
+        startup["added_by_hypothesis_plugin_ms"],
+        startup["added_by_syrupy_plugin_ms"],
+    )
+    print(
+        f"         (hypothesis' own pytest plugin adds {hypothesis:.1f} ms, syrupy's {syrupy:.1f})",
+        file=sys.stderr,
+    )
+    if imports is not None:
+        ms = imports["handoff_sim_ms"]
+        line(
+            ms <= IMPORT_BAR_MS,
+            f"import handoff_sim {ms:.1f} ms over a bare interpreter; bar <= 150 ms",
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--runs", type=int, default=21, help="rounds of the three conditions")
+    ap.add_argument("--runs", type=int, default=21, help="rounds of the conditions")
     ap.add_argument("--import-runs", type=int, default=5, help="0: skip -X importtime")
     ap.add_argument("--no-warmup", action="store_true", help="skip the untimed first runs")
+    ap.add_argument("--import-time-runs", type=int, default=21, help="0: skip import handoff_sim")
     args = ap.parse_args(argv)
     if (
         importlib.util.find_spec("pytest_handoff") is None
@@ -162,7 +243,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     startup = collect_startup(args.runs, warmup=not args.no_warmup)
     emit(startup)
+    package = import_time(args.import_time_runs) if args.import_time_runs > 0 else None
+    if package is not None:
+        emit(package)
     if args.import_runs < 1:
+        verdicts(startup, package)
         return
     imports = startup_imports(args.import_runs)
     emit(imports)
@@ -176,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             "what": "  of which the hypothesis entry point",
             "ms": startup["added_by_hypothesis_hook_ms"],
         },
+        {"what": "hypothesis' own pytest plugin", "ms": startup["added_by_hypothesis_plugin_ms"]},
+        {"what": "syrupy's own pytest plugin", "ms": startup["added_by_syrupy_plugin_ms"]},
         {"what": "self import time of the modules it adds", "ms": imports["added_import_self_ms"]},
         {"what": f"import {PLUGIN} after pytest", "ms": imports["plugin_import_after_pytest_ms"]},
     ]
@@ -185,6 +272,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         title="plugin start-up cost",
     )
     print(f"modules added, by package (self ms): {imports['added_by_package_ms']}", file=sys.stderr)
+    if package is not None:
+        print(
+            f"import handoff_sim: {package['handoff_sim_ms']:.1f} ms, handoff_sim.scenarios: "
+            f"{package['handoff_sim_scenarios_ms']:.1f} ms over a bare interpreter "
+            f"({package['bare_ms']:.1f} ms)",
+            file=sys.stderr,
+        )
+    verdicts(startup, package)
 
 
 if __name__ == "__main__":

@@ -46,4 +46,5 @@ echo "+ fuzz throughput" >&2
 $PY bench/fuzz_throughput.py > "$OUT/fuzz_throughput.jsonl"
 echo "+ scenario suite" >&2
 $PY bench/scenario_suite.py > "$OUT/scenario_suite.jsonl"
+echo "+ suite scale (10,000 files; FILES=N for fewer)" >&2; $PY bench/suite_scale.py --files "${FILES:-10000}" > "$OUT/suite_scale.jsonl"
 $PY bench/report.py
