@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 from pydantic import ValidationError
@@ -86,11 +88,10 @@ def load_file(path: str | Path) -> list[LoadedScenario]:
 def _read(path: Path) -> str:
     """The file's text; a directory, a device, an unreadable file or bad UTF-8 is a Problem."""
     try:
-        if path.exists() and not path.is_file():
-            what = "a directory" if path.is_dir() else "not a regular file"
-            raise ScenarioFileError(path, [Problem(str(path), 1, 1, "<file>", f"is {what}")])
-        raw = path.read_bytes()
+        raw = _read_bytes(path)
     except OSError as exc:
+        if _irregular(path):  # a socket, say, that cannot even be opened
+            _not_regular(path, path.is_dir())
         reason = exc.strerror or str(exc)
         problem = Problem(str(path), 1, 1, "<file>", f"cannot read: {reason}")
         raise ScenarioFileError(path, [problem]) from None
@@ -103,6 +104,34 @@ def _read(path: Path) -> str:
         message = f"cannot read: not valid UTF-8 (byte 0x{raw[exc.start]:02x}: {exc.reason})"
         problem = Problem(str(path), line, column, "<file>", message)
         raise ScenarioFileError(path, [problem]) from None
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The bytes of a regular file: one open (that never waits on a FIFO) and one stat."""
+    if not hasattr(os, "O_NONBLOCK"):  # pragma: no cover - not on POSIX
+        return path.read_bytes()
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            _not_regular(path, stat.S_ISDIR(mode))
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            return stream.read()
+    finally:
+        os.close(descriptor)
+
+
+def _irregular(path: Path) -> bool:
+    """Whether ``path`` exists and is not a regular file (False when that cannot be told)."""
+    try:
+        return path.exists() and not path.is_file()
+    except OSError:
+        return False
+
+
+def _not_regular(path: Path, directory: bool) -> NoReturn:
+    what = "a directory" if directory else "not a regular file"
+    raise ScenarioFileError(path, [Problem(str(path), 1, 1, "<file>", f"is {what}")])
 
 
 def load_text(text: str, path: str | Path = "<string>") -> list[LoadedScenario]:
