@@ -106,14 +106,29 @@ def test_profile_prints_the_top_costs() -> None:
 
 
 def test_plugin_startup_measures_or_says_why_not() -> None:
-    records = run_script("plugin_startup.py", "--runs", "1", "--import-runs", "0", "--no-warmup")
+    records = run_script(
+        "plugin_startup.py",
+        *("--runs", "1", "--import-runs", "0", "--import-time-runs", "1", "--no-warmup"),
+    )
     if records[0].get("status") == "skipped":
         assert "pytest_handoff.plugin" in records[0]["reason"]
     else:
-        (record,) = records
+        record, package = records
         assert record["benchmark"] == "plugin_startup"
         assert record["installed_ms"] > 0
         assert record["not_installed_ms"] > 0
+        assert record["no_syrupy_ms"] > 0
+        assert package["benchmark"] == "import_time"
+        assert package["bare_ms"] > 0
+
+
+def test_suite_scale_measures_the_three_bars() -> None:
+    (record,) = run_script("suite_scale.py", "--files", "2", "--repeats", "1", "--no-xdist")
+    assert record["benchmark"] == "suite_scale"
+    assert record["items"] == 2
+    assert set(record["failed"].values()) == {0}
+    assert isinstance(record["bar_collection_met"], bool)
+    assert isinstance(record["bar_one_process_met"], bool)
 
 
 def test_scenario_suite_measures_or_says_why_not() -> None:
