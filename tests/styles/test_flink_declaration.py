@@ -332,3 +332,9 @@ def test_f3_subagents_and_tools_of_one_turn_run_together_each_result_under_its_c
     assert results == {"call-1": "a done", "call-2": "queried order-1", "call-3": "b done"}
     assert_ran_in_parallel(result, "subagent_a", "subagent_b")
     assert result.elapsed_ms == 1000
+
+
+@pytest.mark.parametrize("name", [5, b"reviewer", None, "   "])
+def test_f1_a_flink_name_that_is_not_text_is_an_invalid_name(name: object) -> None:
+    with pytest.raises(InvalidNameError, match="subagent name"):
+        FlinkSubAgent(name, agent=child(), input_schema=SCHEMA)  # type: ignore[arg-type]

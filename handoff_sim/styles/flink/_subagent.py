@@ -54,7 +54,7 @@ class FlinkSubAgent(SubAgent):
         result_parser: ResultParser | None = None,
         session_mode: SessionMode | str = SessionMode.NEW_SESSION,
     ) -> None:
-        trimmed = (name or "").strip()
+        trimmed = name.strip() if isinstance(name, str) else ""
         callable_name = check_explicit_tool_name(SUBAGENT_PREFIX + trimmed) if trimmed else None
         super().__init__(name, description, agent, callable_name, session_mode)
         self.description = (description or "").strip() or (
