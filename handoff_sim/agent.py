@@ -29,7 +29,7 @@ from handoff_sim.errors import (
 )
 from handoff_sim.messages import Message, ToolSpec
 from handoff_sim.models import ModelClient
-from handoff_sim.sessions import InMemorySessionStore, Session, SessionStore
+from handoff_sim.sessions import InMemorySessionStore, Session, SessionStore, load_session
 from handoff_sim.subagents import SUBAGENT_PREFIX
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.executor import HandoffExecutor
@@ -192,7 +192,7 @@ class Agent:
         if isinstance(session, Session):
             return session
         if isinstance(session, str):
-            found = self.session_store.load(session)
+            found = load_session(self.session_store, session, self.name)
             if found is None:
                 raise ConfigurationError(f"agent {self.name!r}: no session with id {session!r}")
             return found

@@ -184,6 +184,26 @@ def try_save(store: SessionStore, session: Session, agent: str) -> SessionStoreE
     return None
 
 
+def load_session(store: SessionStore, session_id: str, agent: str) -> Session | None:
+    """Load ``session_id`` from ``store``; whatever goes wrong is a SessionStoreError naming both.
+
+    A custom store may raise anything or hand back something that is not a Session:
+    either way the caller meets one typed error that says which agent, store and id.
+    """
+    where = f"agent {agent!r} could not load session {session_id!r} from its {type(store).__name__}"
+    try:
+        found = store.load(session_id)
+    except SessionStoreError:
+        raise
+    except Exception as exc:
+        raise SessionStoreError(f"{where}: {describe_error(exc)}") from exc
+    if found is not None and not isinstance(found, Session):
+        raise SessionStoreError(
+            f"{where}: load() returned {type(found).__name__}, expected a Session or None"
+        )
+    return found
+
+
 # Longer file names are shortened (with a hash) to stay well under the usual limit of
 # 255 bytes, counting the suffix and the temporary file's decorations.
 _MAX_STEM = 150

@@ -467,3 +467,33 @@ def test_i5_a_rollback_whose_save_fails_keeps_the_timeout_and_the_last_good_copy
     stored = store.load(failed.session_id)
     assert stored is not None
     assert [m.content for m in stored.messages] == ["first", "one"]
+
+
+class LoadingStore(InMemorySessionStore):
+    """A custom store whose ``load`` raises ``error`` or returns ``found``."""
+
+    def __init__(self, *, error: Exception | None = None, found: object = None) -> None:
+        super().__init__()
+        self.error, self.found = error, found
+
+    def load(self, session_id: str) -> Session | None:
+        if self.error is not None:
+            raise self.error
+        return self.found  # type: ignore[return-value]
+
+
+def test_i4_a_custom_store_failing_to_load_is_a_session_store_error_naming_agent_and_id() -> None:
+    agent = leaf("a", session_store=LoadingStore(error=KeyError("tenant t1")))
+    with pytest.raises(SessionStoreError) as caught:
+        simulate(agent, "go", session="s-42")
+    message = str(caught.value)
+    assert "agent 'a'" in message
+    assert "session 's-42'" in message
+    assert "LoadingStore: KeyError" in message
+    assert isinstance(caught.value.__cause__, KeyError)
+
+
+def test_i4_a_custom_store_loading_something_else_than_a_session_is_refused() -> None:
+    agent = leaf("a", session_store=LoadingStore(found={"id": "s-42"}))
+    with pytest.raises(SessionStoreError, match="load\\(\\) returned dict, expected a Session"):
+        simulate(agent, "go", session="s-42")
