@@ -1,12 +1,15 @@
 """The agent types of a scenario: declared inline or read from Markdown definition files.
 
 Runs at load time, so a malformed definition file, an undefined type or a type
-defined twice is reported at the line of the key that names it.
+defined twice is reported at the line of the key that names it. What goes wrong while the
+files themselves load (a missing directory, a malformed file not listed in
+``skip_invalid``) is a :class:`LoadFailure`: an error a scenario may expect.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from handoff_sim.errors import ConfigurationError
@@ -21,19 +24,46 @@ from handoff_sim.scenarios.schema import (
 )
 from handoff_sim.styles.sophi import AgentDefinition, load_agent_definitions
 
-__all__ = ["AgentTypes", "resolve_agent_types"]
+__all__ = ["AgentTypes", "LoadFailure", "load_agent_types", "resolve_agent_types"]
 
 AgentTypes = dict[str, AgentDefinition]
 _DEFINITION_KEYS = ("description", "system_prompt", "allowed_tools", "model_name")
 
 
+@dataclass(frozen=True, slots=True)
+class LoadFailure:
+    """An error raised while material a scenario refers to loads, at the key naming it.
+
+    ``hint`` says how to avoid it; it is added when the failure is reported as a
+    load problem, never to the error a scenario may expect.
+    """
+
+    at: FieldPath
+    error: ConfigurationError
+    hint: str = ""
+
+    def finding(self) -> Finding:
+        """The failure as a load problem at its key."""
+        return self.at, f"{self.error} ({self.hint})" if self.hint else str(self.error)
+
+
 def resolve_agent_types(spec: ScenarioSpec, base: Path) -> tuple[AgentTypes, list[Finding]]:
-    """Every agent type by name (files first, then inline ones) and what is wrong."""
+    """Every agent type by name and what is wrong, load failures included."""
+    types, findings, failures = load_agent_types(spec, base)
+    return types, [*findings, *(f.finding() for f in failures)]
+
+
+def load_agent_types(
+    spec: ScenarioSpec, base: Path
+) -> tuple[AgentTypes, list[Finding], list[LoadFailure]]:
+    """Every agent type by name (files first, then inline ones), what is wrong in the
+    scenario, and what failed while its definition files loaded."""
     findings: list[Finding] = []
+    failures: list[LoadFailure] = []
     loaded: AgentTypes = {}
     found_dir = spec.types_dir()
     if found_dir is not None:
-        loaded = _load_dir(spec, found_dir, base, findings)
+        loaded = _load_dir(spec, found_dir, base, findings, failures)
     types = dict(loaded)
     for name, declared in spec.agent_types.items():
         at: FieldPath = ("agent_types", name)
@@ -51,8 +81,9 @@ def resolve_agent_types(spec: ScenarioSpec, base: Path) -> tuple[AgentTypes, lis
         definition = _inline(name, declared, at, findings)
         if definition is not None:
             types[name] = definition
-    findings.extend(_references(spec, types))
-    return types, findings
+    if not failures:  # else a type may be the one the failed file defines
+        findings.extend(_references(spec, types))
+    return types, findings, failures
 
 
 def _inline(
@@ -76,7 +107,11 @@ def _inline(
 
 
 def _load_dir(
-    spec: ScenarioSpec, found: AgentTypesDirSpec, base: Path, findings: list[Finding]
+    spec: ScenarioSpec,
+    found: AgentTypesDirSpec,
+    base: Path,
+    findings: list[Finding],
+    failures: list[LoadFailure],
 ) -> AgentTypes:
     at: FieldPath = (
         ("agent_types_dir",)
@@ -85,17 +120,18 @@ def _load_dir(
     )
     folder = base / found.path
     if not folder.is_dir():
-        findings.append((at, f"no such directory: {folder}"))
+        failures.append(LoadFailure(at, ConfigurationError(f"no such directory: {folder}")))
         return {}
     try:
         load = load_agent_definitions(folder, warn=False)
     except ConfigurationError as exc:  # a folder that cannot be listed
-        findings.append((at, str(exc)))
+        failures.append(LoadFailure(at, exc))
         return {}
     failed = {Path(str(p.path)).name: p for p in load.problems}
     for file, problem in failed.items():
         if file not in found.skip_invalid:
-            findings.append((at, f"{problem} (list '{file}' under skip_invalid to skip it)"))
+            hint = f"list '{file}' under skip_invalid to skip it, or expect it with expect.error"
+            failures.append(LoadFailure(at, problem, hint))
     for index, file in enumerate(found.skip_invalid):
         if file not in failed:
             findings.append(

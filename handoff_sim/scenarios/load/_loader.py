@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -13,10 +13,12 @@ import yaml
 from pydantic import ValidationError
 
 from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
+from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
-from handoff_sim.scenarios.load._agent_types import AgentTypes, resolve_agent_types
+from handoff_sim.scenarios.load._agent_types import AgentTypes, LoadFailure, load_agent_types
 from handoff_sim.scenarios.load._checks import check_scenario, locate
 from handoff_sim.scenarios.load._discovery import discover
+from handoff_sim.scenarios.load._style_checks import Finding
 from handoff_sim.scenarios.load._validate import validation_problems
 from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
 from handoff_sim.scenarios.schema import ScenarioListSpec, ScenarioSpec, VariantSpec
@@ -28,7 +30,12 @@ SUFFIXES = (".yaml", ".yml")
 
 @dataclass(frozen=True, eq=False)
 class LoadedScenario:
-    """One runnable scenario, after matrix expansion, with the way back to its source lines."""
+    """One runnable scenario, after matrix expansion, with the way back to its source lines.
+
+    ``load_error`` is an error raised while loading what the scenario refers to (its
+    agent definition files, say) that the scenario expects: running it yields that error.
+    ``load_error_field`` is the key that names that material (``agent_types_dir``).
+    """
 
     name: str
     variant: str | None
@@ -42,6 +49,8 @@ class LoadedScenario:
     variant_index: int | None = field(default=None, repr=False)
     variant_spec: VariantSpec | None = field(default=None, repr=False)
     agent_types: AgentTypes = field(default_factory=dict, repr=False)
+    load_error: ConfigurationError | None = field(default=None, repr=False)
+    load_error_field: str = field(default="", repr=False)
 
     @property
     def id(self) -> str:
@@ -215,18 +224,49 @@ def _load(parsed: ParsedYaml, path: Path) -> list[LoadedScenario]:
         items = [(("scenarios", i), item) for i, item in enumerate(data["scenarios"])]
     specs = _validate_all(items, source, label, problems)
     _check_unique_names(specs, source, label, problems)
-    types = []
+    loaded: list[LoadedScenario] = []
     for prefix, spec in specs:
-        found, findings = resolve_agent_types(spec, path.parent)
-        problems += locate(findings, source, prefix, label)
-        types.append(found)
+        found, findings, failures = load_agent_types(spec, path.parent)
+        scenarios = _expand(spec, path, source, prefix, found)
+        deferred, unexpected = _defer(scenarios, failures)
+        problems += locate([*findings, *unexpected], source, prefix, label)
+        loaded += deferred
     if problems:
         raise ScenarioFileError(path, problems)
-    return [
-        s
-        for (prefix, spec), found in zip(specs, types, strict=True)
-        for s in _expand(spec, path, source, prefix, found)
-    ]
+    return loaded
+
+
+def _defer(
+    scenarios: list[LoadedScenario], failures: list[LoadFailure]
+) -> tuple[list[LoadedScenario], list[Finding]]:
+    """The scenarios carrying their load failures as the error they expect, or the
+    failures as load problems when a scenario (or one matrix variant) expects no error."""
+    if not failures:
+        return scenarios, []
+    unexpected = [s for s in scenarios if not _expects_error(s.spec)]
+    if unexpected:
+        note = ""
+        if len(unexpected) < len(scenarios):
+            ids = ", ".join(f"'{s.variant}'" for s in unexpected)
+            note = f"; matrix variant {ids} expects no error"
+        return [], [(at, message + note) for at, message in (f.finding() for f in failures)]
+    error, where = _load_error(failures), ".".join(map(str, failures[0].at))
+    return [replace(s, load_error=error, load_error_field=where) for s in scenarios], []
+
+
+def _expects_error(spec: ScenarioSpec) -> bool:
+    """Whether the scenario expects its run to raise before the first turn's output."""
+    first = spec.turns()[0].expect
+    return spec.expect.error is not None or (first is not None and first.error is not None)
+
+
+def _load_error(failures: list[LoadFailure]) -> ConfigurationError:
+    """The error of the failures: the only one, or one error naming them all."""
+    if len(failures) == 1:
+        return failures[0].error
+    kinds = {type(f.error) for f in failures}
+    kind = kinds.pop() if len(kinds) == 1 else ConfigurationError
+    return kind("; ".join(str(f.error) for f in failures))
 
 
 def _validate_all(
@@ -293,7 +333,9 @@ def _apply(spec: ScenarioSpec, variant: VariantSpec) -> ScenarioSpec:
     """The scenario with a variant's policy and expectation overrides applied."""
     agents = dict(spec.agents)
     for name, patch in variant.policies.items():
-        agent = agents[name]
+        agent = agents.get(name)
+        if agent is None:  # an undefined agent: reported by the checks
+            continue
         base = agent.policy
         update = {k: getattr(patch, k) for k in patch.model_fields_set}
         policy = base.model_copy(update=update) if base is not None else patch

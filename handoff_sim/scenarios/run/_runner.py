@@ -12,7 +12,7 @@ from handoff_sim.scenarios._errors import ScenarioError
 from handoff_sim.scenarios.build import ModelFactory
 from handoff_sim.scenarios.expect import Mismatch, check_expectations, describe_error, show
 from handoff_sim.scenarios.load import LoadedScenario, load_dict, load_path
-from handoff_sim.scenarios.run._runtime import DefaultRuntime, ScenarioRuntime
+from handoff_sim.scenarios.run._runtime import DefaultRuntime, ScenarioRun, ScenarioRuntime
 from handoff_sim.trace import Trace
 
 __all__ = ["ScenarioResult", "expected_events", "render_failure", "run_scenario"]
@@ -57,11 +57,16 @@ def run_scenario(
 ) -> ScenarioResult:
     """Run one scenario (every turn, virtual time, its seed) and check what it expects.
 
-    Snapshot expectations (``expect.snapshot``) are left to the pytest plugin.
+    Snapshot expectations (``expect.snapshot``) are left to the pytest plugin. A scenario
+    whose referenced material failed to load, as it expects, runs nothing: that error is
+    its outcome, whatever the runtime.
     """
     loaded = _one(scenario)
-    chosen = runtime if runtime is not None else DefaultRuntime(model_factories)
-    run = chosen.run(loaded, observers=tuple(observers))
+    if loaded.load_error is not None:
+        run = ScenarioRun(Trace(), [], loaded.load_error, 0.0, [], {})
+    else:
+        chosen = runtime if runtime is not None else DefaultRuntime(model_factories)
+        run = chosen.run(loaded, observers=tuple(observers))
     mismatches = check_expectations(loaded, run)
     return ScenarioResult(
         scenario=loaded,
@@ -86,7 +91,11 @@ def render_failure(result: ScenarioResult) -> str:
         lines.append(mismatch.format(path))
         if mismatch.kind == "trace" and isinstance(mismatch.expected, dict):
             lines.extend(expected_events(mismatch.expected))
-    if result.error is not None:
+    if scenario.load_error is not None:
+        at = scenario.load_error_field
+        where = f"{path}:{scenario.location(at)}: {scenario.field_name(at)}"
+        lines += ["", f"load error ({where}): {describe_error(scenario.load_error)}"]
+    elif result.error is not None:
         lines += ["", f"run error: {describe_error(result.error)}"]
     if result.outputs:
         lines += ["", f"outputs: {show(result.outputs)}"]

@@ -60,6 +60,8 @@ class DefaultRuntime:
 
     def run(self, scenario: LoadedScenario, *, observers: Sequence[object] = ()) -> ScenarioRun:
         """Run the turns in order; the first error stops the scenario and is returned."""
+        if scenario.load_error is not None:  # what the scenario refers to failed to load
+            return ScenarioRun(Trace(), [], scenario.load_error, 0.0, [], {})
         spec = scenario.spec
 
         def locate(field: str) -> str:
