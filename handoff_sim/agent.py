@@ -6,6 +6,8 @@ import asyncio
 import inspect
 import reprlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from handoff_sim._context import (
@@ -37,7 +39,7 @@ from handoff_sim.subagents.policy import HandoffPolicy
 from handoff_sim.tools import Tool, ToolExecutor, ToolSetExecutor
 from handoff_sim.trace import Trace
 
-__all__ = ["Agent", "RunResult", "check_wiring", "require_agent"]
+__all__ = ["Agent", "RunResult", "check_wiring", "override_agent_models", "require_agent"]
 
 DEFAULT_MAX_STEPS = 20
 _FRESH_STACK_EVERY = 16
@@ -90,10 +92,8 @@ class Agent:
             session_store=session_store,
             model_name=model_name,
         )
-        self.model = model
-        self.model_name: str = model_name or str(
-            getattr(model, "model_name", None) or type(model).__name__
-        )
+        self._model: ModelClient = model
+        self._model_name = model_name
         self.tools = _checked_tools(name, tools)
         self.subagents = _checked_subagents(name, subagents)
         self.handoff_policy = handoff_policy or HandoffPolicy()
@@ -112,6 +112,39 @@ class Agent:
 
     def __repr__(self) -> str:
         return f"Agent(name={self.name!r})"
+
+    @property
+    def model(self) -> ModelClient:
+        """The model client this agent calls: an active :meth:`override`'s, else its own."""
+        overrides = _MODEL_OVERRIDES.get()
+        return self._model if overrides is None else overrides.model_for(self)
+
+    @model.setter
+    def model(self, model: ModelClient) -> None:
+        _check_model(self.name, model)
+        self._model = model
+
+    @property
+    def model_name(self) -> str:
+        """The name sent in model requests: the one given, else the active model's own."""
+        if self._model_name is not None:
+            return self._model_name
+        model = self.model
+        return str(getattr(model, "model_name", None) or type(model).__name__)
+
+    @contextmanager
+    def override(self, *, model: ModelClient) -> Iterator[None]:
+        """Run this agent on ``model`` inside the ``with`` block, as pydantic-ai's override.
+
+        The swap lives in a context variable: it holds in this task and in the tasks and
+        runs started inside the block, not in runs other tasks started before it; nested
+        overrides stack, and the previous model is back on exit, even on an exception.
+        Only this agent changes: its sub-agents keep their models
+        (``handoff_sim.testing.override_models`` swaps a whole tree by name).
+        """
+        _check_model(self.name, model)
+        with override_agent_models({self: model}):
+            yield
 
     def _check_names(self) -> tuple[ToolSpec, ...]:
         """Plain tools, then sub-agent tools, in definition order; no name twice."""
@@ -269,6 +302,58 @@ def require_agent(value: object, where: str) -> Agent:
             f"{where}: the first argument must be an Agent, got {_describe(value)}"
         )
     return value
+
+
+# -- model overrides -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _ModelOverrides:
+    """The models swapped in for this context: per agent, and per (original model, name).
+
+    The second form reaches agents built during a run (a SoPhi dispatcher builds one per
+    delegation, with the model of its configuration): an agent named ``name`` whose own
+    model is that very object runs on the replacement.
+    """
+
+    agents: Mapping[int, tuple[Agent, ModelClient]]
+    built: Mapping[tuple[int, str], tuple[ModelClient, ModelClient]]
+
+    def model_for(self, agent: Agent) -> ModelClient:
+        entry = self.agents.get(id(agent))
+        if entry is not None and entry[0] is agent:
+            return entry[1]
+        own = agent._model
+        built = self.built.get((id(own), agent.name))
+        if built is not None and built[0] is own:
+            return built[1]
+        return own
+
+
+_MODEL_OVERRIDES: ContextVar[_ModelOverrides | None] = ContextVar(
+    "handoff_sim_model_overrides", default=None
+)
+
+
+@contextmanager
+def override_agent_models(
+    agents: Mapping[Agent, ModelClient],
+    built: Mapping[tuple[ModelClient, str], ModelClient] | None = None,
+) -> Iterator[None]:
+    """Swap models for this context: ``agents`` by object, ``built`` by (own model, name).
+
+    Stacks on the overrides already active; the token is reset on exit, exceptions too.
+    """
+    current = _MODEL_OVERRIDES.get()
+    merged_agents = dict(current.agents) if current else {}
+    merged_built = dict(current.built) if current else {}
+    merged_agents.update({id(a): (a, m) for a, m in agents.items()})
+    merged_built.update({(id(own), name): (own, m) for (own, name), m in (built or {}).items()})
+    token = _MODEL_OVERRIDES.set(_ModelOverrides(merged_agents, merged_built))
+    try:
+        yield
+    finally:
+        _MODEL_OVERRIDES.reset(token)
 
 
 # -- wiring: sub-agent cycles -------------------------------------------------------------
