@@ -29,6 +29,7 @@ HandoffSimError
 │   ├── ScriptAssertionError (AssertionError)
 │   │                                       a step's expectation on the request failed
 │   ├── FunctionModelError                  a FunctionModel function gave no answer
+│   ├── SchemaModelError                    [testing] no arguments can be made from a tool's schema
 │   ├── UnconsumedStepsError (AssertionError)
 │   │                                       assert_complete() found steps left
 │   └── ModelResponseError (TypeError)      a model client returned a malformed response

@@ -6,6 +6,8 @@ from handoff_sim.errors import (
     ScriptExhaustedError,
     UnconsumedStepsError,
 )
+from handoff_sim.testing._overrides import AgentTree, override_models
+from handoff_sim.testing._schema_model import SchemaModel, SchemaModelError
 from handoff_sim.testing._steps import SimulatedModelError
 from handoff_sim.testing.adversarial import (
     AdversarialModel,
@@ -19,12 +21,16 @@ __all__ = [
     "AdversarialModel",
     "AdversarialModelError",
     "AdversarialTimeoutError",
+    "AgentTree",
     "Behaviour",
     "FunctionModel",
     "FunctionModelError",
+    "SchemaModel",
+    "SchemaModelError",
     "ScriptAssertionError",
     "ScriptExhaustedError",
     "ScriptedModel",
     "SimulatedModelError",
     "UnconsumedStepsError",
+    "override_models",
 ]
