@@ -97,7 +97,7 @@ class SchemaModel:
             if self.call_tools is None or spec.name in self.call_tools
         )
 
-    def arguments_for(self, spec: ToolSpec, agent: str = "?") -> str:
+    def arguments_for(self, spec: ToolSpec, agent: str | None = None) -> str:
         """The JSON arguments for one tool: the fixed ones, else made from its schema."""
         fixed = self.arguments.get(spec.name)
         if fixed is not None:
@@ -110,6 +110,8 @@ class SchemaModel:
                 include_optional=self.include_optional,
             )
         except SchemaModelError as exc:
+            if agent is None:
+                raise
             raise SchemaModelError(f"agent {agent!r}: {exc}") from None
         return json.dumps(value)
 

@@ -71,6 +71,8 @@ def schema_arguments(
 
     Only required properties are filled unless ``include_optional``.
     """
+    if not schema:  # no parameters at all
+        return {}
     maker = _Maker(schema, seed, include_optional)
     try:
         value = maker.value(schema, "parameters", 0, "")
