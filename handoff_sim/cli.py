@@ -24,6 +24,7 @@ from handoff_sim._otel_cli import (
     open_suite,
     run_check,
 )
+from handoff_sim._run_output import NORMAL, QUIET, VERBOSE, RunOutput
 from handoff_sim._version import __version__
 from handoff_sim.adapters import DEFAULT_RUNTIME, RUNTIME_NAMES
 from handoff_sim.report import HTML_HELP, CommandReport
@@ -122,7 +123,20 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
     run.add_argument(
         "-k", dest="keyword", metavar="TEXT", help="only scenarios whose id contains TEXT"
     )
-    run.add_argument("-q", "--quiet", action="store_true", help="print traces of failures only")
+    loudness = run.add_mutually_exclusive_group()
+    loudness.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="shorter lines; each failure's report where it happens",
+    )
+    loudness.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print the handoff tree and the events of each passing scenario, "
+        "under a legend of their columns",
+    )
     run.add_argument("--otel", metavar="FILE", help=OTEL_HELP)
     run.add_argument("--html", metavar="FILE", help=HTML_HELP)
     run.add_argument(
@@ -260,6 +274,7 @@ def _run(args: argparse.Namespace) -> int:
     files, broken = _scenario_files(args.paths, err)
     report.add_problem(", ".join(args.paths), id="<paths>")
     tally = _Tally(errors=broken)
+    shown = RunOutput(out, QUIET if args.quiet else VERBOSE if args.verbose else NORMAL)
     for path in files:
         loaded = _load(path, plugins, err)
         if loaded is None:
@@ -270,8 +285,8 @@ def _run(args: argparse.Namespace) -> int:
             if args.keyword and args.keyword not in scenario.id:
                 tally.deselected += 1
             else:
-                _run_one(scenario, plugins, args.quiet, tally, suite, report, runtime)
-    print(tally.summary(), file=out)
+                _run_one(scenario, plugins, shown, tally, suite, report, runtime)
+    shown.finish(tally.summary())
     written = report.write(out, err)
     code = tally.exit_code() if close_suite(suite, err) and written else EXIT_USAGE
     if code == EXIT_NOTHING:
@@ -304,16 +319,15 @@ def _nothing(tally: _Tally, args: argparse.Namespace, files: list[Path]) -> str:
 def _run_one(
     scenario: LoadedScenario,
     plugins: CommandPlugins,
-    quiet: bool,
+    shown: RunOutput,
     tally: _Tally,
     suite: OtelSuite | None = None,
     report: CommandReport = _NO_REPORT,
     framework: RuntimeFactory | None = None,
 ) -> None:
     from handoff_sim.adapters import ScenarioNotApplicable
-    from handoff_sim.scenarios import ScenarioError, render_failure, run_scenario
+    from handoff_sim.scenarios import ScenarioError, run_scenario
 
-    out = sys.stdout
     factories = plugins.model_factories(scenario)
     runtime = plugins.runtime(scenario)
     if runtime is None and framework is not None:
@@ -327,7 +341,7 @@ def _run_one(
         )
     except ScenarioNotApplicable as exc:
         tally.not_applicable += 1
-        print(f"N/A  {scenario.path}::{scenario.id} ({exc})", file=out)
+        shown.not_applicable(f"{scenario.path}::{scenario.id}", str(exc))
         return
     except ScenarioError as exc:
         print(exc, file=sys.stderr)
@@ -341,18 +355,10 @@ def _run_one(
     where = f"{scenario.path}::{scenario.id}"
     if result.passed:
         tally.passed += 1
-        print(f"PASS {where} ({_virtual(result.elapsed_ms)} virtual)", file=out)
-        if not quiet:
-            print(_indent(result.trace.render_tree()), file=out)
-            print(_indent(result.trace.render()), file=out)
+        shown.passed(where, result)
     else:
         tally.failed += 1
-        print(f"FAIL {where}", file=out)
-        print(render_failure(result), file=out)
-
-
-def _indent(text: str) -> str:
-    return "\n".join(f"    {line}" for line in text.rstrip("\n").splitlines())
+        shown.failed(where, result)
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -454,17 +460,3 @@ def _fuzz(argv: list[str]) -> int:
         return EXIT_USAGE
     code = module.main(argv)
     return int(code) if isinstance(code, int) else EXIT_OK
-
-
-def _virtual(ms: float) -> str:
-    """A virtual duration for people: ``250ms``, ``90s``, ``2h30m``, ``30d``."""
-    if ms < 1000:
-        return f"{ms:g}ms"
-    seconds = ms / 1000
-    if seconds < 120:
-        return f"{seconds:g}s"
-    minutes, sec = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    days, hours = divmod(hours, 24)
-    parts = [(days, "d"), (hours, "h"), (minutes, "m"), (sec, "s")]
-    return "".join(f"{n}{unit}" for n, unit in parts if n) or "0s"

@@ -34,17 +34,55 @@ FAILING = PASSING.replace("scenario: passing", "scenario: failing").replace(
 )
 
 
-def test_run_prints_tree_events_and_summary_and_exits_0(
+def test_run_prints_one_line_per_scenario_and_the_summary_and_exits_0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """By default: status, path::id, virtual time and handoff count; no trace."""
     path = write(tmp_path, PASSING)
     assert main(["run", str(path)]) == 0
     out = capsys.readouterr().out
-    assert f"PASS {path}::passing (250ms virtual)" in out
-    assert "└─ manager → w via delegate_w [handoff:c1] status=completed" in out
-    assert "handoff_end" in out
-    assert "run_end" in out
-    assert out.rstrip().endswith("== 1 passed, 0 failed, 0 error(s) ==")
+    assert out.splitlines() == [
+        f"PASS {path}::passing (250ms virtual, 1 handoff)",
+        "== 1 passed, 0 failed, 0 error(s) ==",
+    ]
+
+
+def test_run_verbose_adds_each_trace_under_a_legend_of_its_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path, PASSING)
+    other = write(tmp_path, PASSING.replace("scenario: passing", "scenario: again"), "b.yaml")
+    assert main(["run", "-v", str(path), str(other)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("How to read a trace:") == 1
+    assert out.index("How to read a trace:") > out.index(f"PASS {path}::passing")
+    assert "t virtual time since the scenario started" in out
+    assert "    └─ manager → w via delegate_w [handoff:c1] status=completed" in out
+    assert "       #          t event                 agent: fields" in out
+    assert "       5        0ms   handoff_start         manager: delegate_w → w" in out
+    assert out.count("run_end               manager: completed") == 2
+    assert out.rstrip().endswith("== 2 passed, 0 failed, 0 error(s) ==")
+
+
+def test_run_lists_every_scenario_before_the_failure_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    failing = write(tmp_path, FAILING, "a.yaml")
+    passing = write(tmp_path, PASSING, "b.yaml")
+    assert main(["run", str(tmp_path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:2] == [
+        f"FAIL {failing}::failing (250ms virtual, 1 handoff)",
+        f"PASS {passing}::passing (250ms virtual, 1 handoff)",
+    ]
+    reports = lines.index("== failures ==")
+    assert f"{failing}:11: expect.output: output differs" in lines[reports:]
+    assert lines[-1] == "== 1 passed, 1 failed, 0 error(s) =="
+
+
+def test_run_quiet_and_verbose_do_not_go_together(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "-q", "-v", "scenarios/"]) == 2
+    assert "not allowed with argument" in capsys.readouterr().err
 
 
 def test_run_exits_1_on_failure_and_shows_the_failure_report(
