@@ -141,6 +141,8 @@ NOT_A_SCHEMA_REASON = {
     "expect_tool_runs_undefined": "reference: the tool is not defined",
     "matrix_duplicate_id": "uniqueness of a field across list items",
     "matrix_undefined_agent": "reference: the agent is not defined",
+    "matrix_unset_also_given": "reference: the same key is set by the variant",
+    "matrix_unset_not_set": "reference: the scenario does not set the key",
     "subagent_cycle": "references: a cycle of sub-agents",
     "subagent_self_cycle": "references: a cycle of sub-agents",
     "subagent_undefined_agent": "reference: the agent is not defined",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 from dataclasses import fields as dataclass_fields
 from typing import Any
@@ -15,6 +16,7 @@ from handoff_sim.scenarios.schema import (
     ExpectSpec,
     ScenarioSpec,
     SubAgentSpec,
+    VariantSpec,
     milliseconds_problem,
     regex_problem,
 )
@@ -116,6 +118,27 @@ def _matrix(spec: ScenarioSpec) -> Iterator[Finding]:
                 )
         if variant.expect is not None:
             yield from _expect_findings(variant.expect, ("matrix", index, "expect"))
+        yield from _unset_findings(spec, variant, ("matrix", index, "unset"))
+
+
+def _unset_findings(spec: ScenarioSpec, variant: VariantSpec, at: FieldPath) -> Iterator[Finding]:
+    """``unset`` names keys of ``expect`` that the scenario sets, each once, none overridden."""
+    allowed = VariantSpec.unset_keys()
+    overridden = variant.expect.model_fields_set if variant.expect is not None else set()
+    seen: set[str] = set()
+    for index, key in enumerate(variant.unset):
+        name = key.removeprefix("expect.")
+        if key not in allowed:
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else f"; allowed: {', '.join(allowed)}"
+            yield (*at, index), f"cannot unset '{key}'{hint}"
+        elif key in seen:
+            yield (*at, index), f"'{key}' is listed twice"
+        elif name in overridden:
+            yield (*at, index), f"'{key}' is also given under this variant's expect: keep one"
+        elif name not in spec.expect.model_fields_set:
+            yield (*at, index), f"the scenario's expect has no '{name}': nothing to unset"
+        seen.add(key)
 
 
 def _expect_findings(expect: ExpectSpec, at: FieldPath) -> Iterator[Finding]:

@@ -21,7 +21,7 @@ from handoff_sim.scenarios.load._discovery import discover
 from handoff_sim.scenarios.load._style_checks import Finding
 from handoff_sim.scenarios.load._validate import validation_problems
 from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
-from handoff_sim.scenarios.schema import ScenarioListSpec, ScenarioSpec, VariantSpec
+from handoff_sim.scenarios.schema import ExpectSpec, ScenarioListSpec, ScenarioSpec, VariantSpec
 
 __all__ = ["LoadedScenario", "load_dict", "load_file", "load_path", "load_text"]
 
@@ -330,7 +330,7 @@ def _expand(
 
 
 def _apply(spec: ScenarioSpec, variant: VariantSpec) -> ScenarioSpec:
-    """The scenario with a variant's policy and expectation overrides applied."""
+    """The scenario with a variant's policy and expectation overrides and removals applied."""
     agents = dict(spec.agents)
     for name, patch in variant.policies.items():
         agent = agents.get(name)
@@ -344,4 +344,8 @@ def _apply(spec: ScenarioSpec, variant: VariantSpec) -> ScenarioSpec:
     if variant.expect is not None:
         overrides = {k: getattr(variant.expect, k) for k in variant.expect.model_fields_set}
         expect = expect.model_copy(update=overrides)
+    if variant.unset:
+        removed = {key.removeprefix("expect.") for key in variant.unset}
+        kept = {k: getattr(expect, k) for k in expect.model_fields_set - removed}
+        expect = ExpectSpec.model_construct(_fields_set=set(kept), **kept)  # already validated
     return spec.model_copy(update={"agents": agents, "expect": expect, "matrix": None})

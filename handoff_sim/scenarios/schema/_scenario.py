@@ -362,13 +362,28 @@ class TurnSpec(_Strict):
     expect: TurnExpectSpec | None = None
 
 
+def _unset_keys() -> list[str]:
+    return [f"expect.{key}" for key in ExpectSpec.model_fields]
+
+
 class VariantSpec(_Strict):
-    """One policy variant of a ``matrix``: policy overrides and expectation overrides."""
+    """One policy variant of a ``matrix``: policy overrides, expectation overrides, and
+    expectation keys it removes (``unset: [expect.output]``)."""
 
     id: str = Field(pattern=NAME_PATTERN)
     description: str = ""
     policies: dict[str, PolicySpec] = Field(default_factory=dict)
     expect: ExpectSpec | None = None
+    unset: list[str] = Field(
+        default_factory=list,
+        description="keys of the scenario's expect this variant does not inherit",
+        json_schema_extra={"items": {"enum": list[JsonValue](_unset_keys())}, "uniqueItems": True},
+    )
+
+    @staticmethod
+    def unset_keys() -> list[str]:
+        """What ``unset`` may name: each key of the scenario's ``expect``, as ``expect.<key>``."""
+        return _unset_keys()
 
 
 class ScenarioSpec(_Strict):
