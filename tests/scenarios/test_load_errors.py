@@ -85,7 +85,7 @@ def test_an_error_of_another_kind_fails_the_scenario_at_the_expectation_line(
     [mismatch] = result.mismatches
     assert (mismatch.field, mismatch.line) == ("expect.error.type", 9)
     report = result.render_failure()
-    assert f"load error ({path}:2: agent_types_dir): AgentDefinitionError: " in report
+    assert f"\n{path}:2: agent_types_dir: raised while loading: AgentDefinitionError: " in report
 
 
 def test_a_message_that_does_not_match_fails_the_scenario(tmp_path: Path) -> None:

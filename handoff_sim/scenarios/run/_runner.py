@@ -92,9 +92,9 @@ def render_failure(result: ScenarioResult) -> str:
         if mismatch.kind == "trace" and isinstance(mismatch.expected, dict):
             lines.extend(expected_events(mismatch.expected))
     if scenario.load_error is not None:
-        at = scenario.load_error_field
+        at, error = scenario.load_error_field, describe_error(scenario.load_error)
         where = f"{path}:{scenario.location(at)}: {scenario.field_name(at)}"
-        lines += ["", f"load error ({where}): {describe_error(scenario.load_error)}"]
+        lines += ["", f"{where}: raised while loading: {error}"]
     elif result.error is not None:
         lines += ["", f"run error: {describe_error(result.error)}"]
     if result.outputs:
