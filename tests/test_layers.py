@@ -61,6 +61,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "__main__",
             "_cli_plugins",
             "_otel_cli",
+            "_run_output",
             "_trace_check",
             "cli",
             "pytest_handoff.hookspecs",
