@@ -2,12 +2,11 @@
 
 The dict has the scenario-file shape, so a failing case is its own YAML
 reproducer. Adversarial blocks may carry ``max_turns``, ``fan_out`` and
-``oversized_bytes``; they are applied here on top of the scenario builder.
+``oversized_bytes``, which the scenario schema and builder accept.
 """
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -26,11 +25,10 @@ from handoff_sim.invariants import Invariant, Violation, check_determinism, chec
 from handoff_sim.models import ModelClient
 from handoff_sim.simulation import Simulation
 from handoff_sim.subagents import normalize_tool_name
-from handoff_sim.testing.adversarial import AdversarialModel
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import LoadedScenario
+    from handoff_sim.scenarios import LoadedScenario, ScenarioSpec
 
 __all__ = [
     "ADVERSARIAL_KNOBS",
@@ -42,21 +40,21 @@ __all__ = [
 ]
 
 ADVERSARIAL_KNOBS = ("max_turns", "fan_out", "oversized_bytes")
+"""The knobs an adversarial model block may carry beyond its seed and behaviours."""
 _EXPLICIT_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-def _split_knobs(case: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
-    clean = copy.deepcopy(dict(case))
-    knobs: dict[str, dict[str, Any]] = {}
-    for name, agent in clean.get("agents", {}).items():
-        model = agent.get("model") if isinstance(agent, dict) else None
-        block = model.get("adversarial") if isinstance(model, dict) else None
-        if isinstance(block, dict):
-            found = {k: block.pop(k) for k in ADVERSARIAL_KNOBS if k in block}
-            if found:
-                seed, behaviours = block.get("seed", 0), block.get("behaviours")
-                knobs[name] = {**found, "seed": seed, "behaviours": behaviours}
-    return clean, knobs
+@dataclass(frozen=True)
+class _Blueprint:
+    """A case validated once, to build as many fresh agent trees as runs need."""
+
+    spec: ScenarioSpec
+
+    @classmethod
+    def of(cls, case: Mapping[str, Any]) -> _Blueprint:
+        from handoff_sim.scenarios import ScenarioSpec
+
+        return cls(ScenarioSpec.model_validate(case))
 
 
 def build_case(case: Mapping[str, Any]) -> Agent:
@@ -66,28 +64,31 @@ def build_case(case: Mapping[str, Any]) -> Agent:
     ``agent_types_dir``; a relative ``agent_types_dir`` is read from the working
     directory (:func:`case_of` makes a loaded file's one absolute).
     """
-    from handoff_sim.scenarios import ScenarioSpec
+    return _build(case, _Blueprint.of(case))
+
+
+def _build(case: Mapping[str, Any], blueprint: _Blueprint) -> Agent:
     from handoff_sim.scenarios.build import (
         BuildContext,
         build_entry_agent,
         build_models,
         build_type_models,
     )
-    from handoff_sim.scenarios.load import dotted, resolve_agent_types
+    from handoff_sim.scenarios.load import dotted
+    from handoff_sim.scenarios.load._agent_types import load_agent_types
     from handoff_sim.sessions import InMemorySessionStore
 
-    clean, knobs = _split_knobs(case)
-    spec = ScenarioSpec.model_validate(clean)
+    spec = blueprint.spec
 
     def locate(field: str) -> str:  # messages name the case; the field follows
         return str(case.get("scenario", "<case>"))
 
     models: dict[str, ModelClient] = dict(build_models(spec, (), locate))
-    for name, options in knobs.items():
-        models[name] = AdversarialModel(**options)
-    types, findings = resolve_agent_types(spec, Path.cwd())
+    types, findings, failures = load_agent_types(spec, Path.cwd())
     if findings:
         raise ConfigurationError("; ".join(f"{dotted(at)}: {message}" for at, message in findings))
+    if failures:  # a definition file that did not load: its own typed error, as a run sees it
+        raise failures[0].error
     context = BuildContext(
         agent_types=types,
         type_models=build_type_models(spec, (), locate),
@@ -130,13 +131,28 @@ class CaseResult:
 
 def run_case(case: Mapping[str, Any], *, fault: Fault | None = None) -> CaseResult:
     """Build and run every turn of ``case`` in one seeded Simulation; check the invariants."""
+    result, blueprint = _built(case)
+    if blueprint is not None and result.agent is not None:
+        _run(result, result.agent, fault)
+    return result
+
+
+def _built(case: Mapping[str, Any]) -> tuple[CaseResult, _Blueprint | None]:
+    """A result holding the built agent, or the construction error and its verdict."""
     result = CaseResult(case)
     try:
-        agent = result.agent = build_case(case)
+        blueprint = _Blueprint.of(case)
+        result.agent = _build(case, blueprint)
     except ConfigurationError as exc:
         result.build_error = exc
         result.violations = _check_build_error(case, exc)
-        return result
+        return result, None
+    return result, blueprint
+
+
+def _run(result: CaseResult, agent: Agent, fault: Fault | None) -> None:
+    """Run every turn of ``result.case`` with ``agent``; fill in the trace and violations."""
+    case = result.case
     faulty = None if fault is None else FaultyRecorder(fault)
     sim = Simulation(
         seed=int(case.get("seed", 0)),
@@ -159,21 +175,28 @@ def run_case(case: Mapping[str, Any], *, fault: Fault | None = None) -> CaseResu
     result.violations = check_invariants(
         result.trace, agent=agent, error=result.error, messages=messages
     )
-    return result
 
 
 def check_case(
     case: Mapping[str, Any], *, fault: Callable[[], Fault] | None = None, determinism: bool = True
 ) -> CaseResult:
-    """:func:`run_case` plus the determinism invariant: a second run gives the same trace."""
-    result = run_case(case, fault=fault() if fault else None)
-    if determinism and result.build_error is None:
+    """:func:`run_case` plus the determinism invariant: a second run gives the same trace.
+
+    The case is validated once; the second run builds a fresh agent tree from it.
+    """
+    result, blueprint = _built(case)
+    if blueprint is None or result.agent is None:
+        return result
+    _run(result, result.agent, fault() if fault else None)
+    if determinism:
         pending = [result.trace]
 
         def run() -> Trace:
             if pending:
                 return pending.pop()
-            return run_case(case, fault=fault() if fault else None).trace
+            again = CaseResult(case)
+            _run(again, _build(case, blueprint), fault() if fault else None)
+            return again.trace
 
         result.violations.extend(check_determinism(run))
     return result

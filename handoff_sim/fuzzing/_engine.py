@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
@@ -14,10 +14,10 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
-from handoff_sim.fuzzing._case import CaseResult, check_case
+from handoff_sim.fuzzing._case import check_case
 from handoff_sim.fuzzing._faults import FAULTS
 from handoff_sim.fuzzing._repro import FuzzFailure
-from handoff_sim.invariants import Invariant
+from handoff_sim.fuzzing._stats import FuzzStats
 
 __all__ = [
     "FuzzStats",
@@ -28,7 +28,6 @@ __all__ = [
     "with_policy",
 ]
 
-CHECKS_PER_RUN = len(Invariant)
 SHRINK_BUDGET = 80
 """Runs spent shrinking a failure before the smallest case found so far is kept."""
 SHRINK_SECONDS = 3.0
@@ -47,28 +46,6 @@ def fuzz_settings(examples: int) -> settings:
         verbosity=Verbosity.quiet,
         print_blob=False,
     )
-
-
-@dataclass
-class FuzzStats:
-    """Counters of a fuzz session; ``on_run`` is called after each run (for progress)."""
-
-    runs: int = 0
-    checks: int = 0
-    build_errors: int = 0
-    run_errors: dict[str, int] = field(default_factory=dict)
-    on_run: Callable[[FuzzStats], None] | None = None
-
-    def record(self, result: CaseResult) -> None:
-        self.runs += 1
-        self.checks += CHECKS_PER_RUN
-        if result.build_error is not None:
-            self.build_errors += 1
-        if result.error is not None:
-            name = type(result.error).__name__
-            self.run_errors[name] = self.run_errors.get(name, 0) + 1
-        if self.on_run is not None:
-            self.on_run(self)
 
 
 class StopShrinking(BaseException):

@@ -14,18 +14,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from handoff_sim import strategies as hs
 from handoff_sim.fuzzing._case import case_of, check_case
-from handoff_sim.fuzzing._engine import CHECKS_PER_RUN, FuzzStats, search
 from handoff_sim.fuzzing._faults import FAULTS, Fault
+from handoff_sim.fuzzing._generate import ScenarioOptions
 from handoff_sim.fuzzing._repro import FuzzFailure, write_reproducer
+from handoff_sim.fuzzing._seeded import seeded_search
+from handoff_sim.fuzzing._stats import CHECKS_PER_RUN, FuzzStats
 
 __all__ = ["DEFAULT_EXAMPLES", "build_parser", "main"]
 
 DEFAULT_EXAMPLES = 200
-_BATCH = 10
-_MAX_BATCH = 200
-"""Examples per hypothesis run: its memory grows with every example it has seen."""
 _PROGRESS_EVERY = 50
 
 
@@ -72,6 +70,9 @@ class _Session:
         self.stats = FuzzStats(on_run=self._progress)
         self.failures: list[tuple[FuzzFailure, tuple[Path, Path]]] = []
         self.scenario_notes: list[str] = []
+        self.seed: int = (
+            options.seed if options.seed is not None else random.SystemRandom().getrandbits(32)
+        )
 
     def _progress(self, stats: FuzzStats) -> None:
         if not self.options.quiet and stats.runs % _PROGRESS_EVERY == 0:
@@ -91,24 +92,19 @@ class _Session:
     def generated(self) -> None:
         """Search generated cases by example count or time budget, until a failure."""
         options = self.options
-        rng = random.Random(options.seed)
-        strategy = hs.scenarios(max_depth=options.max_depth, max_breadth=options.max_breadth)
-        budget = options.examples if options.examples is not None else DEFAULT_EXAMPLES
-        timed = options.seconds is not None
-        remaining = budget if options.examples is not None or not timed else sys.maxsize
-        while remaining > 0 and not (timed and self.elapsed() >= options.seconds):
-            batch = min(remaining, _BATCH if timed else _MAX_BATCH)
-            failure = search(
-                strategy,
-                examples=batch,
-                seed=rng.getrandbits(32),
-                stats=self.stats,
-                fault=options.inject_fault,
-            )
-            remaining -= batch
-            if failure is not None:
-                self.fail(failure)
-                return
+        examples = options.examples
+        if examples is None and options.seconds is None:
+            examples = DEFAULT_EXAMPLES
+        failure = seeded_search(
+            ScenarioOptions(max_depth=options.max_depth, max_breadth=options.max_breadth),
+            examples=examples,
+            seconds=None if options.seconds is None else options.seconds - self.elapsed(),
+            seed=self.seed,
+            stats=self.stats,
+            fault=options.inject_fault,
+        )
+        if failure is not None:
+            self.fail(failure)
 
     def bundled(self) -> None:
         """Run every bundled scenario file once and check its invariants."""
@@ -158,6 +154,8 @@ def _summary(session: _Session, out: TextIO) -> None:
             f"run errors: {errors or 'none'}",
             file=out,
         )
+    if session.options.seed is None:
+        print(f"  seed {session.seed} (run again with --seed {session.seed})", file=out)
     for note in session.scenario_notes:
         print(f"  {note}", file=out)
     for failure, (python_path, yaml_path) in session.failures:

@@ -22,7 +22,7 @@ def test_fault_injection_is_caught_within_the_default_budget_and_reproduced(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Dropping one handoff_end: exit 1, a balance violation, and a reproducer that fails."""
-    monkeypatch.setattr("handoff_sim.fuzzing._engine.SHRINK_SECONDS", 1.0)
+    monkeypatch.setattr("handoff_sim.fuzzing._seeded.SHRINK_SECONDS", 1.0)
     out = tmp_path / "repro"
     status = main(["--seed", "3", "--out", str(out), "--inject-fault", "drop-handoff-end"])
     printed = capsys.readouterr()
