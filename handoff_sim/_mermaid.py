@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from handoff_sim.events import (
+    ConfirmationDecisionEvent,
     Event,
     HandoffAttemptEndEvent,
     HandoffEndEvent,
@@ -41,6 +42,12 @@ def render_mermaid(events: Sequence[Event]) -> str:
             lines.append(
                 f"    Note over {src}: attempt {event.attempt} {event.outcome} "
                 f"after {event.duration_ms:g} ms"
+            )
+        elif isinstance(event, ConfirmationDecisionEvent) and event.decision != "approved":
+            src = alias(event.agent)
+            lines.append(
+                f"    Note over {src}: confirmation {event.decision}: "
+                f"{_label(event.tool)} ({event.risk})"
             )
         elif isinstance(event, HandoffEndEvent):
             src, dst = alias(event.agent), alias(event.subagent)

@@ -15,6 +15,9 @@ __all__ = [
     "DENIAL_REASONS",
     "EVENT_TYPES",
     "AttemptOutcome",
+    "ConfirmationDecision",
+    "ConfirmationDecisionEvent",
+    "ConfirmationRequestEvent",
     "DenialReason",
     "Event",
     "EventStamp",
@@ -29,6 +32,7 @@ __all__ = [
     "HandoffStatus",
     "ModelRequestEvent",
     "ModelResponseEvent",
+    "RiskTier",
     "RunEndEvent",
     "RunStartEvent",
     "RunStatus",
@@ -49,6 +53,10 @@ DENIAL_REASONS: tuple[DenialReason, ...] = get_args(DenialReason)
 AttemptOutcome = Literal["ok", "timeout", "error", "cancelled"]
 RunStatus = Literal["completed", "failed", "cancelled"]
 ToolStatus = Literal["ok", "error", "cancelled"]
+RiskTier = Literal["safe", "caution", "destructive"]
+"""A call's risk tier as the SoPhi style's confirmation gate assigned it."""
+ConfirmationDecision = Literal["approved", "refused", "error", "cancelled"]
+"""What became of one confirmation request: the policy's answer, or why there was none."""
 EventType = Literal[
     "run_start",
     "run_end",
@@ -60,6 +68,8 @@ EventType = Literal[
     "handoff_attempt_start",
     "handoff_attempt_end",
     "handoff_end",
+    "confirmation_request",
+    "confirmation_decision",
 ]
 
 
@@ -231,6 +241,38 @@ class HandoffEndEvent(Event):
     error: str | None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfirmationRequestEvent(Event):
+    """A confirmation policy was asked about one model turn's risky calls, in one batch.
+
+    ``call_ids``, ``tools`` and ``risks`` are aligned: one entry per request.
+    """
+
+    type: ClassVar[str] = "confirmation_request"
+    batch_id: str
+    call_ids: tuple[str, ...]
+    tools: tuple[str, ...]
+    risks: tuple[RiskTier, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConfirmationDecisionEvent(Event):
+    """What became of one request of a batch: exactly one per request.
+
+    ``decision`` is approved or refused by the policy's answer, error when the policy
+    raised or answered with something else than a mapping, cancelled when the run
+    stopped waiting for it.
+    """
+
+    type: ClassVar[str] = "confirmation_decision"
+    batch_id: str
+    call_id: str
+    tool: str
+    risk: RiskTier
+    decision: ConfirmationDecision
+    error: str | None = None
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (
@@ -244,6 +286,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         HandoffAttemptStartEvent,
         HandoffAttemptEndEvent,
         HandoffEndEvent,
+        ConfirmationRequestEvent,
+        ConfirmationDecisionEvent,
     )
 }
 
@@ -252,7 +296,7 @@ def event_from_dict(data: dict[str, Any]) -> Event:
     """Rebuild an event from :meth:`Event.to_dict` output (JSON lines import)."""
     cls = EVENT_TYPES[data["type"]]
     kwargs = {k: v for k, v in data.items() if k != "type"}
-    for key in ("tools", "tool_calls"):
+    for key in ("tools", "tool_calls", "call_ids", "risks"):
         if key in kwargs and isinstance(kwargs[key], list):
             kwargs[key] = tuple(kwargs[key])
     return cls(**kwargs)

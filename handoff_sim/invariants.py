@@ -24,6 +24,8 @@ from handoff_sim.errors import HandoffSimError
 from handoff_sim.events import (
     DENIAL_REASONS,
     EVENT_TYPES,
+    ConfirmationDecisionEvent,
+    ConfirmationRequestEvent,
     Event,
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
@@ -131,6 +133,8 @@ class _Checker:
         self.attempts: dict[tuple[str, str], int] = {}
         self.open_attempts: dict[tuple[str, str, int], HandoffAttemptStartEvent] = {}
         self.child_sessions: dict[tuple[str, str], str] = {}
+        self.asked: dict[tuple[str, str], tuple[ConfirmationRequestEvent, dict[str, str]]] = {}
+        self.refused: set[tuple[str, str]] = set()
 
     def add(self, invariant: Invariant, message: str, event: Event | None = None) -> None:
         self.violations.append(
@@ -233,6 +237,12 @@ class _Checker:
         turn = self.turns.get(e.run_id)
         if turn is not None:
             turn.ended.add(f"{e.call_id}:{e.tool}")
+        if e.status == "ok" and (e.run_id, e.call_id) in self.refused:
+            self.add(
+                Invariant.DENIED_NOT_EXECUTED,
+                f"tool call {e.call_id} ({e.tool}) ran although its confirmation was refused",
+                e,
+            )
         agent = self.agent_of(e.run_id)
         scope = _scope(agent) if agent is not None else None
         if e.status == "ok" and scope is not None and e.tool not in scope:
@@ -275,6 +285,12 @@ class _Checker:
             return
         self.attempts[key] += 1
         self.open_attempts[(e.run_id, e.handoff_id, e.attempt)] = e
+        if (e.run_id, e.call_id) in self.refused:
+            self.add(
+                Invariant.DENIED_NOT_EXECUTED,
+                f"{e.handoff_id} ran an attempt although its confirmation was refused",
+                e,
+            )
         policy = self.policy_of(e.run_id)
         if policy is None:
             return
@@ -339,6 +355,27 @@ class _Checker:
                 e,
             )
 
+    # -- confirmation (the SoPhi style) -------------------------------------------------------
+
+    def _on_confirmation_request(self, e: ConfirmationRequestEvent) -> None:
+        key = (e.run_id, e.batch_id)
+        if key in self.asked:
+            self.add(Invariant.BALANCE, f"{e.batch_id} in {e.run_id} asked twice", e)
+        self.asked[key] = (e, {c: t for c, t in zip(e.call_ids, e.tools, strict=False)})
+
+    def _on_confirmation_decision(self, e: ConfirmationDecisionEvent) -> None:
+        found = self.asked.get((e.run_id, e.batch_id))
+        if found is None or found[1].pop(e.call_id, None) is None:
+            self.add(
+                Invariant.BALANCE,
+                f"{e.batch_id}: a decision on {e.call_id} that was not asked (or twice)",
+                e,
+            )
+        if e.decision == "approved":
+            self.refused.discard((e.run_id, e.call_id))
+        else:
+            self.refused.add((e.run_id, e.call_id))
+
     # -- the end of the trace ---------------------------------------------------------------
 
     def finish(self) -> None:
@@ -352,6 +389,10 @@ class _Checker:
             self.add(Invariant.BALANCE, f"attempt {attempt} of {handoff_id} never ended", a)
         for run_id, run in self.open_runs.items():
             self.add(Invariant.TERMINATION, f"run {run_id} of {run.agent!r} never ended", run)
+        for (_, batch_id), (request, undecided) in self.asked.items():
+            for call_id in undecided:
+                message = f"{batch_id}: no confirmation_decision for {call_id}"
+                self.add(Invariant.BALANCE, message, request)
 
     def check(self, events: Iterable[Event]) -> list[Violation]:
         handlers: dict[str, Callable[[Event], None]] = {

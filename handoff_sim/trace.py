@@ -9,6 +9,8 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from handoff_sim.events import (
+    ConfirmationDecisionEvent,
+    ConfirmationRequestEvent,
     Event,
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
@@ -405,7 +407,17 @@ def _fields(e: Event) -> str:  # noqa: C901 - one branch per event type reads be
         )
     if isinstance(e, HandoffEndEvent):
         return _handoff_end_fields(e)
+    if isinstance(e, ConfirmationRequestEvent | ConfirmationDecisionEvent):
+        return _confirmation_fields(e)
     return ""
+
+
+def _confirmation_fields(e: ConfirmationRequestEvent | ConfirmationDecisionEvent) -> str:
+    if isinstance(e, ConfirmationRequestEvent):
+        asked = zip(e.call_ids, e.tools, e.risks, strict=False)
+        return f"[{e.batch_id}] " + ", ".join(f"{t} [{c}] {r}" for c, t, r in asked)
+    err = f" error={_short(e.error)}" if e.error else ""
+    return f"{e.tool} [{e.call_id}] {e.risk} {e.decision} [{e.batch_id}]{err}"
 
 
 def _handoff_end_fields(e: HandoffEndEvent) -> str:

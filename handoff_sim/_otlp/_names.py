@@ -11,9 +11,12 @@ from typing import Final
 
 __all__ = [
     "ATTEMPT",
+    "CONFIRMATION",
     "DEFAULT_EPOCH_NS",
     "EPOCH",
     "ERROR_TYPE",
+    "EVENT_CONFIRMATION_DECISION",
+    "EVENT_CONFIRMATION_REQUEST",
     "EVENT_HANDOFF_END",
     "EVENT_HANDOFF_START",
     "GEN_AI_AGENT_ID",
@@ -66,6 +69,9 @@ EPOCH: Final = "handoff_sim.epoch_unix_nano"
 TRACE_NAME: Final = "handoff_sim.trace.name"
 EVENT_HANDOFF_START: Final = "handoff_sim.handoff_start"
 EVENT_HANDOFF_END: Final = "handoff_sim.handoff_end"
+EVENT_CONFIRMATION_REQUEST: Final = "handoff_sim.confirmation_request"
+EVENT_CONFIRMATION_DECISION: Final = "handoff_sim.confirmation_decision"
+CONFIRMATION: Final = "handoff_sim.confirmation."
 
 DEFAULT_EPOCH_NS: Final = 1_767_225_600 * 1_000_000_000
 """2026-01-01T00:00:00Z, the simulations' default wall-clock start, in Unix nanoseconds."""

@@ -13,6 +13,9 @@ from typing import Any, get_args
 
 from handoff_sim._otlp._names import (
     ATTEMPT,
+    CONFIRMATION,
+    EVENT_CONFIRMATION_DECISION,
+    EVENT_CONFIRMATION_REQUEST,
     EVENT_HANDOFF_END,
     EVENT_HANDOFF_START,
     GEN_AI_CONVERSATION_ID,
@@ -24,9 +27,15 @@ from handoff_sim._otlp._names import (
     SEQ_END,
     SEQ_START,
 )
-from handoff_sim._otlp._parse import OtlpFormatError, RawSpan
+from handoff_sim._otlp._parse import OtlpFormatError, RawEvent, RawSpan
 from handoff_sim._otlp._tree import Role
-from handoff_sim.events import AttemptOutcome, HandoffReason, HandoffStatus
+from handoff_sim.events import (
+    AttemptOutcome,
+    ConfirmationDecision,
+    HandoffReason,
+    HandoffStatus,
+    RiskTier,
+)
 
 __all__ = ["OurFields"]
 
@@ -37,18 +46,25 @@ _TOOL_STATUS = ("ok", "error", "cancelled")
 _HANDOFF_STATUS: tuple[str, ...] = get_args(HandoffStatus)
 _REASONS: tuple[str, ...] = get_args(HandoffReason)
 _OUTCOMES: tuple[str, ...] = get_args(AttemptOutcome)
+_TIERS: tuple[str, ...] = get_args(RiskTier)
+_DECISIONS: tuple[str, ...] = get_args(ConfirmationDecision)
+_CONFIRMATIONS = {
+    EVENT_CONFIRMATION_REQUEST: "confirmation_request",
+    EVENT_CONFIRMATION_DECISION: "confirmation_decision",
+}
 
 
 class OurFields:
     """The fields of the events one exported span stands for."""
 
-    def __init__(self, label: str, span: RawSpan) -> None:
+    def __init__(self, label: str, span: RawSpan, event: int | None = None) -> None:
         self.label = label
         self.span = span
-        self.attributes = span.attributes
+        self.where = span.where if event is None else f"{span.where}.events[{event}]"
+        self.attributes = span.attributes if event is None else span.events[event].attributes
 
     def _fail(self, key: str, what: str) -> OtlpFormatError:
-        return OtlpFormatError(self.label, f"{self.span.where}.attributes[{key}]", what)
+        return OtlpFormatError(self.label, f"{self.where}.attributes[{key}]", what)
 
     def text(self, key: str) -> str:
         value = self.attributes.get(key)
@@ -215,4 +231,39 @@ class OurFields:
             "duration_ms": self.number(f"{HANDOFF}duration_ms"),
             "output": self.maybe_text(f"{HANDOFF}output"),
             "error": self.maybe_text(f"{HANDOFF}error"),
+        }
+
+    # -- confirmation requests and decisions: span events of a run span -------------------------
+
+    def confirmations(self) -> list[tuple[str, RawEvent, dict[str, Any]]]:
+        """``(event type, span event, fields)`` of each confirmation the run span holds."""
+        found = []
+        for index, event in enumerate(self.span.events):
+            kind = _CONFIRMATIONS.get(event.name)
+            if kind is not None:
+                fields = OurFields(self.label, self.span, index)._confirmation(kind)
+                found.append((kind, event, self.on() | fields))
+        return found
+
+    def _confirmation(self, kind: str) -> dict[str, Any]:
+        batch = {"batch_id": self.text(f"{CONFIRMATION}batch_id")}
+        if kind == "confirmation_request":
+            tools = self.names(f"{CONFIRMATION}tools")
+            risks = self.names(f"{CONFIRMATION}risks")
+            for risk in risks:
+                if risk not in _TIERS:
+                    raise self._fail(
+                        f"{CONFIRMATION}risks", f"{risk!r} is not one of safe, caution, destructive"
+                    )
+            return batch | {
+                "call_ids": self.names(f"{CONFIRMATION}call_ids"),
+                "tools": tools,
+                "risks": risks,
+            }
+        return batch | {
+            "call_id": self.text(f"{CONFIRMATION}call_id"),
+            "tool": self.text(f"{CONFIRMATION}tool"),
+            "risk": self.choice(f"{CONFIRMATION}risk", _TIERS),
+            "decision": self.choice(f"{CONFIRMATION}decision", _DECISIONS),
+            "error": self.maybe_text(f"{CONFIRMATION}error"),
         }

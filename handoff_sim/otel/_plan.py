@@ -4,7 +4,8 @@ No OpenTelemetry import here: the plan is plain data, the SDK side (``_sdk.py``)
 it into real spans. One span per run (``invoke_agent``), per model call (``chat``),
 per tool call (``execute_tool``; a handoff is the ``execute_tool`` span of its
 sub-agent tool, holding one span per attempt), with each event's ``seq`` kept so the
-import can rebuild the very same events.
+import can rebuild the very same events. A confirmation request or decision (the SoPhi
+style's gate) is a span event of the run span of the agent that asked.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from typing import Any, Literal
 
 from handoff_sim._otlp._names import (
     ATTEMPT,
+    CONFIRMATION,
     ERROR_TYPE,
+    EVENT_CONFIRMATION_DECISION,
+    EVENT_CONFIRMATION_REQUEST,
     EVENT_HANDOFF_END,
     EVENT_HANDOFF_START,
     GEN_AI_AGENT_ID,
@@ -36,6 +40,8 @@ from handoff_sim._otlp._names import (
     SEQ_START,
 )
 from handoff_sim.events import (
+    ConfirmationDecisionEvent,
+    ConfirmationRequestEvent,
     Event,
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
@@ -155,6 +161,8 @@ class _Planner:
             "handoff_end": self.handoff_end,
             "handoff_attempt_start": self.attempt_start,
             "handoff_attempt_end": self.attempt_end,
+            "confirmation_request": self.confirmation,
+            "confirmation_decision": self.confirmation,
         }
         for position, event in enumerate(events):
             self.last_t = max(self.last_t, event.t)
@@ -421,6 +429,35 @@ class _Planner:
         _put(span.attributes, "handoff_sim.error", e.error)
         if e.outcome != "ok":
             span.fail(e.outcome, e.error or e.outcome)
+
+    # -- confirmation (the SoPhi style) -----------------------------------------------------
+
+    def confirmation(self, e: Event, position: int) -> None:
+        """A span event of the asking agent's run span, with every field as an attribute."""
+        assert isinstance(e, ConfirmationRequestEvent | ConfirmationDecisionEvent)
+        span = self.runs.get(e.run_id)
+        if span is None:  # a trace cut short: the run span stands for what it holds
+            span = self.new(
+                f"run:{e.run_id}",
+                f"invoke_agent {e.agent}",
+                "internal",
+                None,
+                e,
+                position,
+                started=False,
+            )
+            span.attributes.update({GEN_AI_OPERATION: "invoke_agent", GEN_AI_PROVIDER: PROVIDER})
+            self.runs[e.run_id] = span
+        name = (
+            EVENT_CONFIRMATION_REQUEST
+            if isinstance(e, ConfirmationRequestEvent)
+            else EVENT_CONFIRMATION_DECISION
+        )
+        attributes: dict[str, Any] = {SEQ: e.seq}
+        for key, value in e.to_dict().items():
+            if key not in ("seq", "t", "type", "agent", "depth", "run_id"):
+                _put(attributes, f"{CONFIRMATION}{key}", value)
+        span.events.append(SpanEvent(name, e.t, attributes))
 
     def attempt_for(self, e: RunStartEvent) -> PlannedSpan | None:
         """The open attempt a child run belongs to: same caller run and sub-agent, oldest first."""

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from handoff_sim.events import (
+    ConfirmationDecisionEvent,
     Event,
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
@@ -64,6 +65,7 @@ class HandoffSpan:
     attempts: list[AttemptSpan] = field(default_factory=list)
     children: list[HandoffSpan] = field(default_factory=list)
     problem: str | None = None
+    confirmation: ConfirmationDecisionEvent | None = None
 
     @property
     def status(self) -> str:
@@ -111,6 +113,7 @@ class _Reader:
         self.runs: dict[str, RunSpan] = {}
         self.handoffs: dict[_Key, HandoffSpan] = {}
         self.order: list[HandoffSpan] = []
+        self.decisions: dict[_Key, ConfirmationDecisionEvent] = {}
 
     def read(self, index: int, event: Event) -> None:
         # a trace read from elsewhere may carry a time no axis can hold: draw it at 0
@@ -127,6 +130,8 @@ class _Reader:
             self._attempt(mark, event)
         elif isinstance(event, HandoffEndEvent):
             self._handoff_end(mark, event)
+        elif isinstance(event, ConfirmationDecisionEvent):  # the SoPhi gate on a delegation
+            self.decisions[(event.run_id, event.call_id)] = event
 
     def _run_start(self, mark: Mark, event: RunStartEvent) -> None:
         self.parent_run[event.run_id] = event.parent_run_id
@@ -208,6 +213,7 @@ def collect_spans(events: Sequence[Event]) -> Spans:
         reader.read(index, event)
     orphans: list[HandoffSpan] = []
     for span in reader.order:
+        span.confirmation = reader.decisions.get((span.run_id, span.call_id))
         if span.end is None:
             span.problem = "handoff_start without handoff_end"
         parent = reader.parent_of(span)

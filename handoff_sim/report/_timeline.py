@@ -117,6 +117,8 @@ def handoff_outcome(span: HandoffSpan) -> str:
     if end is not None and end.reason:
         head += f": {end.reason}"
     parts = [head]
+    if span.confirmation is not None:
+        parts.append(f"{span.confirmation.risk} call {span.confirmation.decision}")
     if end is not None:
         parts.append(format_duration(end.duration_ms / 1000))
     outcomes = [a.outcome for a in span.attempts]

@@ -4,6 +4,10 @@ A call runs when its tier (for its real arguments) is SAFE, when its name is
 granted, or when the confirmation policy approves it. Every call of one model
 turn that needs approval goes to the policy in one batch; a refused call gets
 ``Error: Tool '<name>' execution denied by confirmation policy`` and never runs.
+
+Inside a run the gate records what it asks: one ``confirmation_request`` event per
+batch (each request with its tier) and, once the answer is known, one
+``confirmation_decision`` event per request.
 """
 
 from __future__ import annotations
@@ -13,7 +17,14 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from handoff_sim._context import Frame, current_frame
+from handoff_sim._context import Frame, RunEnvironment, current_environment, current_frame
+from handoff_sim._safe import describe_error
+from handoff_sim.events import (
+    ConfirmationDecision,
+    ConfirmationDecisionEvent,
+    ConfirmationRequestEvent,
+    RiskTier,
+)
 from handoff_sim.messages import ToolCall
 from handoff_sim.styles.sophi._risk import RiskLevel
 from handoff_sim.subagents.executor import ToolOutput, call_executor
@@ -115,6 +126,7 @@ class ConfirmationGate:
         self.grants = frozenset(grants)
         self.pre_granted = frozenset(pre_granted)
         self._rounds: dict[str, _Round] = {}
+        self._batches: dict[str, int] = {}
 
     def needs_approval(self, call: ToolCall) -> RiskLevel | None:
         """The call's tier if the policy must approve it, else None."""
@@ -141,17 +153,96 @@ class ConfirmationGate:
             for c in calls
             if (risk := self.needs_approval(c)) is not None
         ]
+        ids = frozenset(r.call_id for r in requests)
+        record = _BatchRecord.start(self._batch_id(requests), requests)
         future: asyncio.Future[Decisions] = asyncio.get_running_loop().create_future()
         try:
             answer = self.policy(requests)
+            if not inspect.isawaitable(answer):
+                future.set_result(_check(answer))
         except Exception as exc:
             future.set_exception(exc)
-            return _Round(frozenset(r.call_id for r in requests), future)
-        if inspect.isawaitable(answer):
-            future = asyncio.ensure_future(_checked(answer))
         else:
-            future.set_result(_check(answer))
-        return _Round(frozenset(r.call_id for r in requests), future)
+            if inspect.isawaitable(answer):
+                future = asyncio.ensure_future(_checked(answer))
+        if record is not None:
+            if future.done():
+                record.decided(future)
+            else:  # registered first, so the decisions are recorded before any waiter wakes
+                future.add_done_callback(record.decided)
+        return _Round(ids, future)
+
+    def _batch_id(self, requests: Sequence[ConfirmationRequest]) -> str:
+        """``confirmation:<first call id>``; a batch asked again gets ``#2``, ``#3``..."""
+        base = f"confirmation:{requests[0].call_id}" if requests else "confirmation:"
+        count = self._batches[base] = self._batches.get(base, 0) + 1
+        return base if count == 1 else f"{base}#{count}"
+
+
+def _tier(risk: RiskLevel) -> RiskTier:
+    tiers: dict[RiskLevel, RiskTier] = {
+        RiskLevel.SAFE: "safe",
+        RiskLevel.CAUTION: "caution",
+        RiskLevel.DESTRUCTIVE: "destructive",
+    }
+    return tiers[risk]
+
+
+@dataclass(frozen=True, slots=True)
+class _BatchRecord:
+    """Where one batch's events go: the run and the agent frame that asked."""
+
+    env: RunEnvironment
+    frame: Frame
+    batch_id: str
+    requests: tuple[ConfirmationRequest, ...]
+
+    @classmethod
+    def start(cls, batch_id: str, requests: Sequence[ConfirmationRequest]) -> _BatchRecord | None:
+        """Record the ``confirmation_request``; None outside a run (nothing to record in)."""
+        env, frame = current_environment(), current_frame()
+        if env is None or frame is None or not requests:
+            return None
+        record = cls(env, frame, batch_id, tuple(requests))
+        env.publish(
+            ConfirmationRequestEvent(
+                batch_id=batch_id,
+                call_ids=tuple(r.call_id for r in requests),
+                tools=tuple(r.tool_name for r in requests),
+                risks=tuple(_tier(r.risk) for r in requests),
+                **env.stamp(frame),
+            )
+        )
+        return record
+
+    def decided(self, answer: asyncio.Future[Decisions]) -> None:
+        """One ``confirmation_decision`` per request, from how the question ended."""
+        error: str | None = None
+        if answer.cancelled():
+            decisions: dict[str, ConfirmationDecision] = {
+                r.call_id: "cancelled" for r in self.requests
+            }
+        elif (exc := answer.exception()) is not None:
+            error = describe_error(exc)
+            decisions = {r.call_id: "error" for r in self.requests}
+        else:
+            given = answer.result()
+            decisions = {
+                r.call_id: "approved" if given.get(r.call_id) is True else "refused"
+                for r in self.requests
+            }
+        for request in self.requests:
+            self.env.publish(
+                ConfirmationDecisionEvent(
+                    batch_id=self.batch_id,
+                    call_id=request.call_id,
+                    tool=request.tool_name,
+                    risk=_tier(request.risk),
+                    decision=decisions[request.call_id],
+                    error=error,
+                    **self.env.stamp(self.frame),
+                )
+            )
 
 
 async def _cancel_and_wait(decisions: asyncio.Future[Decisions]) -> None:
