@@ -4,6 +4,7 @@ It reads a scenario and a run through two small protocols (:class:`CheckedScenar
 :class:`CheckedRun`), so that it sits below the load and run phases that provide them.
 """
 
+from handoff_sim.scenarios.expect._captures import TurnSessions
 from handoff_sim.scenarios.expect._check import (
     CheckedRun,
     CheckedScenario,
@@ -12,14 +13,18 @@ from handoff_sim.scenarios.expect._check import (
     describe_error,
     show,
 )
-from handoff_sim.scenarios.expect._match import text_matches
+from handoff_sim.scenarios.expect._findings import expect_findings
+from handoff_sim.scenarios.expect._values import text_matches, value_matches
 
 __all__ = [
     "CheckedRun",
     "CheckedScenario",
     "Mismatch",
+    "TurnSessions",
     "check_expectations",
     "describe_error",
+    "expect_findings",
     "show",
     "text_matches",
+    "value_matches",
 ]

@@ -11,8 +11,10 @@ from typing import Any, Protocol
 
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
-from handoff_sim.scenarios.expect._match import find_unmatched, text_matches
+from handoff_sim.events import RunStartEvent
+from handoff_sim.scenarios.expect._match import find_unmatched
 from handoff_sim.scenarios.expect._state import check_sessions, check_tool_runs
+from handoff_sim.scenarios.expect._values import resolved, value_matches
 from handoff_sim.scenarios.schema import ErrorExpect, ExpectSpec, HandoffExpect, Regex, ScenarioSpec
 from handoff_sim.sessions import Session
 from handoff_sim.trace import HandoffRecord, Trace
@@ -108,6 +110,8 @@ class _Checker:
         self.run = run
         self.found: list[Mismatch] = []
         self.error_expected = False
+        self.bound: dict[str, object] = {}
+        """Values captured so far, by name."""
 
     def add(self, kind: str, message: str, field: str, expected: object, actual: object) -> None:
         self.found.append(
@@ -133,7 +137,7 @@ def check_expectations(scenario: CheckedScenario, run: CheckedRun) -> list[Misma
     if expect.handoffs is not None:
         _check_handoffs(checker, expect.handoffs)
     _check_trace(checker, expect)
-    check_sessions(checker.add, expect, run.sessions)
+    check_sessions(checker.add, expect, run.sessions, checker.bound)
     check_tool_runs(checker.add, expect, run.tool_runs)
     if expect.elapsed is not None and not math.isclose(
         run.elapsed_ms, expect.elapsed * 1000, abs_tol=1e-3
@@ -150,12 +154,20 @@ def check_expectations(scenario: CheckedScenario, run: CheckedRun) -> list[Misma
     return checker.found
 
 
+def turn_sessions(trace: Trace) -> list[str]:
+    """The session each turn ran in: that of each top-level run, in order."""
+    return [e.session_id for e in trace if isinstance(e, RunStartEvent) and e.parent_run_id is None]
+
+
 def _check_turns(checker: _Checker) -> None:
     run = checker.run
+    sessions = turn_sessions(run.trace)
     for index, turn in enumerate(checker.scenario.spec.turns()):
         if turn.expect is None:
             continue
         at = f"run.{index}.expect"
+        if "session_id" in turn.expect.model_fields_set:
+            _check_session_id(checker, turn.expect.session_id, sessions, index)
         if turn.expect.error is not None:
             _check_error(
                 checker, turn.expect.error, f"{at}.error", raised_here=len(run.outputs) == index
@@ -181,11 +193,20 @@ def _check_final(checker: _Checker, expect: ExpectSpec) -> None:
             _check_output(checker, expect.output, run.outputs[-1], "expect.output")
 
 
-def _check_output(
-    checker: _Checker, expected: str | Regex | None, actual: str | None, field: str
-) -> None:
-    if not text_matches(expected, actual):
-        checker.add("output", "output differs", field, expected, actual)
+def _check_output(checker: _Checker, expected: object, actual: str | None, field: str) -> None:
+    if not value_matches(expected, actual, checker.bound, "text"):
+        checker.add("output", "output differs", field, resolved(expected, checker.bound), actual)
+
+
+def _check_session_id(checker: _Checker, expected: object, sessions: list[str], index: int) -> None:
+    field = f"run.{index}.expect.session_id"
+    if index >= len(sessions):
+        checker.add("session_id", f"turn {index} did not start", field, expected, None)
+    elif not value_matches(expected, sessions[index], checker.bound, "text"):
+        message = "the turn ran in another session"
+        checker.add(
+            "session_id", message, field, resolved(expected, checker.bound), sessions[index]
+        )
 
 
 def _check_error(
@@ -233,15 +254,18 @@ def _check_handoffs(checker: _Checker, expected: list[HandoffExpect]) -> None:
             [_summary(r) for r in records],
         )
     for index, (want, record) in enumerate(zip(expected, records, strict=False)):
-        wrong = list(_wrong_fields(want, record))
+        trial = dict(checker.bound)
+        wrong = list(_wrong_fields(want, record, trial))
         if wrong:
             checker.add(
                 "handoffs",
                 f"handoff {index} ({record.tool}) differs in {', '.join(wrong)}",
                 f"expect.handoffs.{index}",
-                want.model_dump(exclude_unset=True),
+                resolved(want.model_dump(exclude_unset=True), checker.bound),
                 _summary(record),
             )
+        else:
+            checker.bound.update(trial)
 
 
 def _summary(record: HandoffRecord) -> dict[str, Any]:
@@ -253,11 +277,14 @@ def _summary(record: HandoffRecord) -> dict[str, Any]:
     }
 
 
-def _wrong_fields(want: HandoffExpect, record: HandoffRecord) -> Iterator[str]:
-    for key in sorted(want.model_fields_set):
+def _wrong_fields(
+    want: HandoffExpect, record: HandoffRecord, bound: dict[str, object]
+) -> Iterator[str]:
+    given = want.model_fields_set
+    for key in (k for k in HandoffExpect.model_fields if k in given):  # as the load checks
         value = getattr(want, key)
-        if key in ("output", "error"):
-            ok = text_matches(value, getattr(record, key))
+        if key in ("tool", "subagent", "output", "error"):
+            ok = value_matches(value, getattr(record, key), bound, "text")
         elif key == "duration":
             ok = math.isclose(value * 1000, record.duration_ms, abs_tol=1e-3)
         elif key == "duration_ms":
@@ -275,7 +302,7 @@ def _check_trace(checker: _Checker, expect: ExpectSpec) -> None:
     events = list(checker.run.trace)
     if spec.types is not None:
         events = [e for e in events if e.type in spec.types]
-    failed, why = find_unmatched(spec.events, events, spec.match)
+    failed, why = find_unmatched(spec.events, events, spec.match, checker.bound)
     if failed is None:
         return
     base = "expect.trace" if isinstance(expect.trace, list) else "expect.trace.events"
@@ -284,6 +311,6 @@ def _check_trace(checker: _Checker, expect: ExpectSpec) -> None:
         "trace",
         f"{why} (match: {spec.match})",
         field,
-        {"match": spec.match, "failed": failed, "events": spec.events},
+        {"match": spec.match, "failed": failed, "events": resolved(spec.events, checker.bound)},
         [e.to_dict() for e in events],
     )

@@ -3,47 +3,47 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from handoff_sim._durations import parse_duration
 from handoff_sim.events import Event
+from handoff_sim.scenarios.expect._values import Bindings, text_matches, value_matches
 
 __all__ = ["branch_of", "find_unmatched", "matches", "text_matches", "values_match"]
 
 Pattern = dict[str, Any]
 
 
-def text_matches(expected: object, actual: str | None) -> bool:
-    """An exact string, or ``{match: regex}`` searched in the text."""
-    if isinstance(expected, dict) or hasattr(expected, "match"):
-        pattern = expected["match"] if isinstance(expected, dict) else expected.match
-        return actual is not None and re.search(str(pattern), actual) is not None
-    return expected == actual
-
-
-def values_match(key: str, expected: object, actual: object) -> bool:
-    """One pattern field against one event field (durations and regexes understood)."""
-    if isinstance(expected, dict):
-        return actual is not None and text_matches(expected, str(actual))
-    if key in ("t", "duration_ms") and not isinstance(expected, bool):
+def values_match(
+    key: str, expected: object, actual: object, bindings: Bindings | None = None
+) -> bool:
+    """One pattern field against one event field (durations, matchers and captures understood)."""
+    if key in ("t", "duration_ms") and not isinstance(expected, bool | dict):
         if isinstance(expected, str):
             seconds = parse_duration(expected, maximum=None)
             expected = seconds if key == "t" else seconds * 1000
         if isinstance(expected, int | float) and isinstance(actual, int | float):
             return math.isclose(expected, actual, rel_tol=0, abs_tol=1e-6)
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return type(expected) is type(actual) and expected == actual
-    return expected == actual
+    return value_matches(expected, actual, bindings, "value")
 
 
-def matches(pattern: Pattern, event: Event, data: dict[str, Any] | None = None) -> bool:
-    """Whether every field of ``pattern`` holds for ``event``."""
+def matches(
+    pattern: Pattern,
+    event: Event,
+    data: dict[str, Any] | None = None,
+    bindings: Bindings | None = None,
+) -> bool:
+    """Whether every field of ``pattern`` holds for ``event``; its captures join ``bindings``."""
     data = data if data is not None else event.to_dict()
-    return all(
-        key in data and values_match(key, value, data[key]) for key, value in pattern.items()
-    )
+    trial: dict[str, object] = dict(bindings or {})
+    if not all(
+        key in data and values_match(key, value, data[key], trial) for key, value in pattern.items()
+    ):
+        return False
+    if bindings is not None:
+        bindings.update(trial)
+    return True
 
 
 def branch_of(event: Event) -> tuple[str, ...]:
@@ -53,24 +53,34 @@ def branch_of(event: Event) -> tuple[str, ...]:
 
 
 def find_unmatched(
-    patterns: Sequence[Pattern], events: Sequence[Event], mode: str
+    patterns: Sequence[Pattern],
+    events: Sequence[Event],
+    mode: str,
+    bindings: Bindings | None = None,
 ) -> tuple[int | None, str]:
-    """The index of the first pattern that fails in ``mode`` (None if all match), and why."""
+    """The index of the first pattern that fails in ``mode`` (None if all match), and why.
+
+    Patterns are tried in order; each one's captures hold for the patterns after it.
+    """
     data = [e.to_dict() for e in events]
     finder: Callable[
-        [Sequence[Pattern], Sequence[Event], list[dict[str, Any]]], tuple[int | None, str]
+        [Sequence[Pattern], Sequence[Event], list[dict[str, Any]], Bindings],
+        tuple[int | None, str],
     ]
     finder = {"exact": _exact, "subsequence": _subsequence, "per_branch": _per_branch}[mode]
-    return finder(patterns, events, data)
+    return finder(patterns, events, data, bindings if bindings is not None else {})
 
 
 def _exact(
-    patterns: Sequence[Pattern], events: Sequence[Event], data: list[dict[str, Any]]
+    patterns: Sequence[Pattern],
+    events: Sequence[Event],
+    data: list[dict[str, Any]],
+    bound: Bindings,
 ) -> tuple[int | None, str]:
     for index, pattern in enumerate(patterns):
         if index >= len(events):
             return index, f"expected event {index} is missing: the trace has {len(events)} event(s)"
-        if not matches(pattern, events[index], data[index]):
+        if not matches(pattern, events[index], data[index], bound):
             return index, f"event {index} (seq {events[index].seq}) does not match"
     if len(events) > len(patterns):
         extra = events[len(patterns)]
@@ -81,12 +91,17 @@ def _exact(
 
 
 def _subsequence(
-    patterns: Sequence[Pattern], events: Sequence[Event], data: list[dict[str, Any]]
+    patterns: Sequence[Pattern],
+    events: Sequence[Event],
+    data: list[dict[str, Any]],
+    bound: Bindings,
 ) -> tuple[int | None, str]:
     position = 0
     for index, pattern in enumerate(patterns):
         start = position
-        while position < len(events) and not matches(pattern, events[position], data[position]):
+        while position < len(events) and not matches(
+            pattern, events[position], data[position], bound
+        ):
             position += 1
         if position >= len(events):
             after = f" after seq {events[start - 1].seq}" if start > 0 else ""
@@ -96,7 +111,10 @@ def _subsequence(
 
 
 def _per_branch(
-    patterns: Sequence[Pattern], events: Sequence[Event], data: list[dict[str, Any]]
+    patterns: Sequence[Pattern],
+    events: Sequence[Event],
+    data: list[dict[str, Any]],
+    bound: Bindings,
 ) -> tuple[int | None, str]:
     """Each pattern takes the first unused matching event after its branch's last match."""
     used: set[int] = set()
@@ -106,7 +124,7 @@ def _per_branch(
         for position, event in enumerate(events):
             if position in used or position <= last_in_branch.get(branch_of(event), -1):
                 continue
-            if matches(pattern, event, data[position]):
+            if matches(pattern, event, data[position], bound):
                 chosen = position
                 break
         if chosen is None:

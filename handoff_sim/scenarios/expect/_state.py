@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from handoff_sim.scenarios.schema import ExpectSpec, SessionExpect
+from handoff_sim.scenarios.expect._values import resolved, value_matches
+from handoff_sim.scenarios.schema import ExpectSpec, MessageExpect, Place, SessionExpect
 from handoff_sim.sessions import Session
 
 __all__ = ["check_sessions", "check_tool_runs"]
@@ -28,19 +29,30 @@ def check_tool_runs(add: Add, expect: ExpectSpec, runs: Mapping[str, int] | None
             add("tool_runs", message, f"expect.tool_runs.{name}", count, actual)
 
 
-def check_sessions(add: Add, expect: ExpectSpec, sessions: Sequence[Session] | None) -> None:
-    """Every saved session matches one pattern and every pattern one session (any order)."""
+def check_sessions(
+    add: Add,
+    expect: ExpectSpec,
+    sessions: Sequence[Session] | None,
+    bound: dict[str, object] | None = None,
+) -> None:
+    """Every saved session matches one pattern and every pattern one session (any order).
+
+    References name values captured before; a pattern's captures take the values of the
+    session it is paired with.
+    """
     wanted = expect.sessions
     if wanted is None:
         return
     if sessions is None:
         add("sessions", "this runtime does not report sessions", "expect.sessions", None, None)
         return
+    bound = bound if bound is not None else {}
     by_id = {s.id: s for s in sessions}
-    summaries = [_summary(s, by_id) for s in sessions]
-    fits = [[i for i, s in enumerate(summaries) if _fits(p, s)] for p in wanted]
+    with_messages = any(p.messages is not None for p in wanted)
+    summaries = [_summary(s, by_id, with_messages) for s in sessions]
+    fits = [[i for i, s in enumerate(summaries) if _fits(p, s, dict(bound))] for p in wanted]
     pairing = _match(fits)
-    expected = [p.model_dump(exclude_unset=True) for p in wanted]
+    expected = [resolved(p.model_dump(exclude_unset=True), bound) for p in wanted]
     if len(sessions) != len(wanted):
         message = f"expected {len(wanted)} session(s), got {len(sessions)}"
         add("sessions", message, "expect.sessions", expected, summaries)
@@ -50,21 +62,77 @@ def check_sessions(add: Add, expect: ExpectSpec, sessions: Sequence[Session] | N
             message = f"no session matches pattern {index}"
             add("sessions", message, f"expect.sessions.{index}", expected[index], summaries)
             return
+    captured = dict(bound)
+    for pattern, found in zip(wanted, pairing, strict=True):
+        assert found is not None
+        _fits(pattern, summaries[found], captured)
+    bound.update(captured)
 
 
-def _summary(session: Session, by_id: Mapping[str, Session]) -> dict[str, Any]:
+def _summary(session: Session, by_id: Mapping[str, Session], with_messages: bool) -> dict[str, Any]:
     parent = by_id.get(session.parent_session_id or "")
-    return {
+    root = by_id.get(session.root_session_id or "")
+    summary: dict[str, Any] = {
+        "id": session.id,
         "title": session.title,
         "agent": session.agent,
         "status": session.status,
         "parent_session_id": session.parent_session_id,
         "parent_agent": parent.agent if parent is not None else None,
+        "root_session_id": session.root_session_id,
+        "root_agent": root.agent if root is not None else None,
     }
+    if with_messages:
+        summary["messages"] = [m.to_dict() for m in session.messages]
+    return summary
 
 
-def _fits(pattern: SessionExpect, summary: Mapping[str, Any]) -> bool:
-    return all(getattr(pattern, k) == summary[k] for k in pattern.model_fields_set)
+def _fits(pattern: SessionExpect, summary: Mapping[str, Any], bound: dict[str, object]) -> bool:
+    """Whether ``summary`` fits ``pattern``; its captures are added to ``bound``."""
+    given = pattern.model_fields_set
+    for key in (k for k in SessionExpect.model_fields if k in given):
+        value = getattr(pattern, key)
+        if key == "messages":
+            ok = _messages_fit(value, summary["messages"], bound)
+        elif key == "status":
+            ok = value == summary[key]
+        else:
+            ok = value_matches(value, summary[key], bound, "text")
+        if not ok:
+            return False
+    return True
+
+
+def _messages_fit(
+    patterns: list[MessageExpect], messages: list[dict[str, Any]], bound: dict[str, object]
+) -> bool:
+    """One pattern per message, in order; each compares only the fields it gives."""
+    if len(patterns) != len(messages):
+        return False
+    for pattern, message in zip(patterns, messages, strict=True):
+        given = pattern.model_fields_set
+        for key in (k for k in MessageExpect.model_fields if k in given):
+            value, actual = getattr(pattern, key), message.get(key, _ABSENT[key])
+            place: Place = "any" if key == "tool_calls" else "text"
+            ok = (
+                value == actual
+                if key in ("role", "is_error")
+                else value_matches(value, actual, bound, place)
+            )
+            if not ok:
+                return False
+    return True
+
+
+_ABSENT: dict[str, Any] = {
+    "role": None,
+    "content": None,
+    "name": None,
+    "tool_call_id": None,
+    "tool_calls": [],
+    "is_error": False,
+}
+"""What ``Message.to_dict`` leaves out, as the value a pattern compares with."""
 
 
 def _match(fits: list[list[int]]) -> list[int | None]:

@@ -4,13 +4,26 @@ Nothing here touches files or runs anything; the other phases import these types
 """
 
 from handoff_sim.scenarios.schema._expect import (
+    EnumField,
     ErrorExpect,
     ExpectSpec,
     HandoffExpect,
+    MessageExpect,
     Regex,
+    SessionChoice,
     SessionExpect,
+    SessionRef,
+    TurnExpectSpec,
+    event_enums,
 )
 from handoff_sim.scenarios.schema._jsonschema import scenario_json_schema
+from handoff_sim.scenarios.schema._patterns import (
+    MATCHERS,
+    Place,
+    is_matcher,
+    matcher_nodes,
+    pattern_problems,
+)
 from handoff_sim.scenarios.schema._policy import PolicyBlock, PolicySpec
 from handoff_sim.scenarios.schema._scenario import (
     AdversarialSpec,
@@ -44,6 +57,7 @@ from handoff_sim.scenarios.schema._types import (
 )
 
 __all__ = [
+    "MATCHERS",
     "RESERVED_TAGS",
     "AdversarialSpec",
     "AgentSpec",
@@ -54,10 +68,13 @@ __all__ = [
     "CustomModelSpec",
     "DispatcherMountSpec",
     "DispatcherSpec",
+    "EnumField",
     "ErrorExpect",
     "ExpectSpec",
     "FakeToolSpec",
     "HandoffExpect",
+    "MessageExpect",
+    "Place",
     "PolicyBlock",
     "PolicySpec",
     "RaisesSpec",
@@ -65,14 +82,21 @@ __all__ = [
     "ScenarioListSpec",
     "ScenarioSpec",
     "ScriptModelSpec",
+    "SessionChoice",
     "SessionExpect",
+    "SessionRef",
     "StepExpectSpec",
     "StepSpec",
     "SubAgentSpec",
     "ToolExecutorSpec",
+    "TurnExpectSpec",
     "TurnSpec",
     "VariantSpec",
+    "event_enums",
+    "is_matcher",
+    "matcher_nodes",
     "milliseconds_problem",
+    "pattern_problems",
     "regex_problem",
     "scenario_json_schema",
     "tag_problem",

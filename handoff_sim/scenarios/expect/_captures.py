@@ -1,0 +1,174 @@
+"""Captured values: ``{capture: name}`` names a value once, ``{ref: name}`` reuses it.
+
+At load, every reference must come after its capture in the order expectations are
+checked (see ``_places``), a name is captured once, and a turn's ``session: {ref: ...}``
+names a session captured by an earlier turn's ``session_id``. While running, a
+:class:`TurnSessions` gives each turn the session it asked for.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from handoff_sim.scenarios.expect._places import (
+    GROUPS,
+    Finding,
+    Position,
+    RelPath,
+    expect_positions,
+    turn_positions,
+)
+from handoff_sim.scenarios.schema import (
+    ExpectSpec,
+    ScenarioSpec,
+    SessionRef,
+    TurnSpec,
+    is_matcher,
+    matcher_nodes,
+)
+
+__all__ = ["TurnSessions", "capture_findings", "turn_capture"]
+
+_ORDER = "each turn, then expect.output, handoffs, trace, sessions"
+
+
+def _dotted(path: RelPath) -> str:
+    return ".".join(str(p) for p in path)
+
+
+def turn_capture(turn: TurnSpec) -> str | None:
+    """The name a turn's ``expect.session_id: {capture: name}`` gives its session, if any."""
+    expected = turn.expect.session_id if turn.expect is not None else None
+    name = expected.get("capture") if isinstance(expected, dict) and is_matcher(expected) else None
+    return name if isinstance(name, str) else None
+
+
+class TurnSessions:
+    """Which session each turn runs in: the previous one, a new one, or a captured one."""
+
+    def __init__(self) -> None:
+        self.previous: str | None = None
+        self.captured: dict[str, str] = {}
+
+    def choose(self, turn: TurnSpec) -> str | None:
+        """The session id to run ``turn`` in (None: a new session)."""
+        if isinstance(turn.session, SessionRef):
+            return self.captured[turn.session.ref]  # checked at load: captured by an earlier turn
+        return None if turn.session == "new" else self.previous
+
+    def ran(self, turn: TurnSpec, session_id: str) -> None:
+        """Record the session ``turn`` ran in (and its capture, if it names one)."""
+        self.previous = session_id
+        name = turn_capture(turn)
+        if name is not None:
+            self.captured[name] = session_id
+
+
+def _uses(positions: list[Position]) -> Iterator[tuple[RelPath, str, str]]:
+    """(path, 'capture' or 'ref', name) for every capture and reference, in order."""
+    for at, value, where in positions:
+        place = "value" if where == "event" else where
+        for path, node in matcher_nodes(value, place):
+            for kind in ("capture", "ref"):
+                if isinstance(node.get(kind), str):
+                    yield (*at, *path, kind), kind, node[kind]
+
+
+def _effective(spec: ScenarioSpec, variant: int | None) -> dict[str, list[Position]]:
+    """The patterns a scenario (or one matrix variant, with its overrides) checks, by part."""
+    base = expect_positions(spec.expect, ("expect",))
+    if variant is None or spec.matrix is None:
+        return base
+    entry = spec.matrix[variant]
+    expect = entry.expect if entry.expect is not None else ExpectSpec()
+    removed = set(getattr(entry, "unset", ()))
+    own = expect_positions(expect, ("matrix", variant, "expect"))
+    return {
+        g: own[g] if g in expect.model_fields_set else [] if f"expect.{g}" in removed else base[g]
+        for g in GROUPS
+    }
+
+
+def capture_findings(spec: ScenarioSpec, variant: int | None) -> list[Finding]:
+    """Misused captures in the scenario, or in one of its matrix variants: a name captured
+    twice, a reference before (or without) its capture."""
+    groups = _effective(spec, variant)
+    everything = [*turn_positions(spec), *(p for g in GROUPS for p in groups[g])]
+    all_captures: dict[str, RelPath] = {}
+    for path, kind, name in _uses(everything):
+        if kind == "capture":
+            all_captures.setdefault(name, path)
+    scope: dict[str, RelPath] = {}
+    found: list[Finding] = []
+    found += _turn_findings(spec, all_captures)
+    sequential = [*turn_positions(spec), *groups["output"], *groups["handoffs"], *groups["trace"]]
+    for path, kind, name in _uses(sequential):
+        found += _use(path, kind, name, scope, all_captures)
+    before_sessions = dict(scope)
+    for path, kind, name in _uses(groups["sessions"]):
+        if kind == "ref" and name not in before_sessions and name in all_captures:
+            found.append(
+                (
+                    path,
+                    f"'{name}' is captured in expect.sessions: sessions are matched in any "
+                    "order, so a reference there can only name a value captured before them",
+                )
+            )
+            continue
+        found += _use(path, kind, name, scope, all_captures)
+    return found
+
+
+def _use(
+    path: RelPath, kind: str, name: str, scope: dict[str, RelPath], everywhere: dict[str, RelPath]
+) -> list[Finding]:
+    if kind == "capture":
+        if name in scope:
+            return [(path, f"'{name}' is already captured at {_dotted(scope[name])}")]
+        scope[name] = path
+        return []
+    if name in scope:
+        return []
+    if name in everywhere:
+        return [
+            (
+                path,
+                f"'{name}' is referred to before it is captured (at "
+                f"{_dotted(everywhere[name])}); expectations are checked in this order: {_ORDER}",
+            )
+        ]
+    return [(path, _unknown(name, everywhere))]
+
+
+def _unknown(name: str, captured: dict[str, RelPath]) -> str:
+    if not captured:
+        return (
+            f"nothing is captured as '{name}': write {{capture: {name}}} where the value "
+            "first appears"
+        )
+    close = difflib.get_close_matches(name, list(captured), n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else ""
+    return f"nothing is captured as '{name}'{hint}; captured: {', '.join(captured)}"
+
+
+def _turn_findings(spec: ScenarioSpec, everywhere: dict[str, RelPath]) -> list[Finding]:
+    """A turn's ``session: {ref: name}`` needs an earlier turn's ``session_id`` capture."""
+    found: list[Finding] = []
+    earlier: dict[str, int] = {}
+    for index, turn in enumerate(spec.turns()):
+        if isinstance(turn.session, SessionRef) and turn.session.ref not in earlier:
+            name = turn.session.ref
+            where = f"; it is captured at {_dotted(everywhere[name])}" if name in everywhere else ""
+            found.append(
+                (
+                    ("run", index, "session", "ref"),
+                    f"'{name}' must be captured by an earlier turn's session_id "
+                    f"(expect: {{session_id: {{capture: {name}}}}}): this turn needs it "
+                    f"before it runs{where}",
+                )
+            )
+        captured = turn_capture(turn)
+        if captured is not None:
+            earlier.setdefault(captured, index)
+    return found

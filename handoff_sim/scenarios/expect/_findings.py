@@ -1,0 +1,164 @@
+"""Load-time checks of what a scenario expects: event patterns, value patterns, captures.
+
+Each finding is a (field path, message) pair relative to one scenario; the load phase
+turns it into ``path:line:col``. Nothing here runs the scenario.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+from dataclasses import fields as dataclass_fields
+from typing import Any
+
+from handoff_sim._durations import parse_duration
+from handoff_sim.events import EVENT_TYPES
+from handoff_sim.scenarios.expect._captures import capture_findings
+from handoff_sim.scenarios.expect._places import (
+    Finding,
+    Position,
+    RelPath,
+    expect_positions,
+    step_positions,
+    trace_base,
+    turn_positions,
+)
+from handoff_sim.scenarios.schema import (
+    EnumField,
+    ExpectSpec,
+    ScenarioSpec,
+    event_enums,
+    is_matcher,
+    matcher_nodes,
+    milliseconds_problem,
+    pattern_problems,
+)
+
+__all__ = ["event_fields", "expect_findings"]
+
+
+def event_fields(event_type: str) -> list[str]:
+    """The fields a pattern may name for ``event_type`` (``type`` included)."""
+    return ["type", *(f.name for f in dataclass_fields(EVENT_TYPES[event_type]))]
+
+
+def expect_findings(spec: ScenarioSpec) -> list[Finding]:
+    """Every problem of the expectations of ``spec`` and of its matrix variants, once each."""
+    found: list[Finding] = []
+    found += _shape_findings(turn_positions(spec))
+    found += _event_findings(spec.expect, ("expect",))
+    found += _shape_findings(_flat(expect_positions(spec.expect, ("expect",))))
+    for position in step_positions(spec):
+        found += _shape_findings([position])
+        at, value, where = position
+        for path, node in matcher_nodes(value, "value" if where == "event" else where):
+            if "capture" in node or "ref" in node:
+                found.append(
+                    (
+                        (*at, *path),
+                        "a script step's checks run while the scenario runs: they cannot "
+                        "capture or refer to values (expectations under 'expect' can)",
+                    )
+                )
+    if not spec.matrix:
+        found += capture_findings(spec, None)
+    for index, variant in enumerate(spec.matrix or ()):
+        found += capture_findings(spec, index)  # only the variants run
+        if variant.expect is not None:
+            own: RelPath = ("matrix", index, "expect")
+            found += _event_findings(variant.expect, own)
+            found += _shape_findings(_flat(expect_positions(variant.expect, own)))
+    return list(dict.fromkeys(found))
+
+
+def _flat(groups: dict[str, list[Position]]) -> list[Position]:
+    return [p for group in groups.values() for p in group]
+
+
+def _shape_findings(positions: list[Position]) -> Iterator[Finding]:
+    for at, value, place in positions:
+        if place == "event":
+            continue  # checked with its event type
+        for path, message in pattern_problems(value, place):
+            yield (*at, *path), message
+
+
+def _event_findings(expect: ExpectSpec, at: RelPath) -> Iterator[Finding]:
+    trace = expect.trace_spec()
+    if trace is None:
+        return
+    base = trace_base(expect, at)
+    for index, pattern in enumerate(trace.events):
+        yield from _pattern_findings(pattern, (*base, index))
+
+
+def _did_you_mean(word: object, choices: list[str] | tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(str(word), choices, n=1) if isinstance(word, str) else []
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _pattern_findings(pattern: dict[str, Any], at: RelPath) -> Iterator[Finding]:
+    kind = pattern.get("type")
+    if kind is None:
+        yield at, "an event pattern needs 'type'"
+        return
+    if not isinstance(kind, str) or kind not in EVENT_TYPES:
+        known = list(EVENT_TYPES)
+        hint = _did_you_mean(kind, known)
+        yield (*at, "type"), f"unknown event type {kind!r}{hint}; known: {', '.join(known)}"
+        return
+    allowed = event_fields(kind)
+    enums = event_enums(kind)
+    for key, value in pattern.items():
+        if key == "type":
+            continue
+        if key not in allowed:
+            hint = _did_you_mean(key, allowed)
+            yield (
+                (*at, key),
+                f"unknown field '{key}' for event type '{kind}'{hint}; allowed: "
+                f"{', '.join(allowed)}",
+            )
+        elif key in enums and not is_matcher(value):
+            yield from _enum_findings(kind, key, value, enums[key], (*at, key))
+        else:
+            yield from _value_findings(key, value, (*at, key))
+
+
+def _enum_findings(
+    kind: str, key: str, value: object, enum: EnumField, at: RelPath
+) -> Iterator[Finding]:
+    """An enum-valued field: one of its values (or a matcher); a near miss gets a hint."""
+    if enum.many:
+        if not isinstance(value, list):
+            yield at, f"must be a list of {', '.join(enum.values)} (or a matcher)"
+            return
+        for index, item in enumerate(value):
+            if not is_matcher(item):
+                yield from _enum_findings(kind, key, item, EnumField(enum.values), (*at, index))
+            else:
+                yield from (((*at, index, *p), m) for p, m in pattern_problems(item, "value"))
+        return
+    if value in enum.values or (value is None and enum.nullable):
+        return
+    if isinstance(value, dict):
+        yield from (((*at, *p), m) for p, m in pattern_problems(value, "value"))
+        return
+    choices = ", ".join([*enum.values, *(["null"] if enum.nullable else [])])
+    hint = _did_you_mean(value, enum.values)
+    yield at, f"unknown {key} {value!r} for event type '{kind}'{hint}; one of: {choices}"
+
+
+def _value_findings(key: str, value: object, at: RelPath) -> Iterator[Finding]:
+    if isinstance(value, dict) or key not in ("t", "duration_ms"):
+        yield from (((*at, *p), m) for p, m in pattern_problems(value, "value"))
+        return
+    if key == "duration_ms" and not isinstance(value, str):
+        problem = milliseconds_problem(value)
+        if problem:
+            yield at, problem
+        return
+    try:  # a duration that matching can compare
+        parse_duration(value)
+    except ValueError as exc:
+        yield at, str(exc)
