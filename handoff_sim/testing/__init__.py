@@ -7,7 +7,7 @@ from handoff_sim.errors import (
     UnconsumedStepsError,
 )
 from handoff_sim.testing._overrides import AgentTree, override_models
-from handoff_sim.testing._schema_model import SchemaModel, SchemaModelError
+from handoff_sim.testing._schema_model import SchemaModel, SchemaModelError, SchemaModelSpec
 from handoff_sim.testing._steps import SimulatedModelError
 from handoff_sim.testing.adversarial import (
     AdversarialModel,
@@ -27,6 +27,7 @@ __all__ = [
     "FunctionModelError",
     "SchemaModel",
     "SchemaModelError",
+    "SchemaModelSpec",
     "ScriptAssertionError",
     "ScriptExhaustedError",
     "ScriptedModel",

@@ -11,7 +11,9 @@ import asyncio
 import json
 import reprlib
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from handoff_sim._context import current_depth
 from handoff_sim._durations import parse_duration
@@ -19,7 +21,7 @@ from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
 from handoff_sim.testing._schema_values import SchemaModelError, schema_arguments
 
-__all__ = ["SchemaModel", "SchemaModelError"]
+__all__ = ["SchemaModel", "SchemaModelError", "SchemaModelSpec"]
 
 NO_TOOL_CALLS = "success (no tool calls)"
 RESULT_CHARS = 200
@@ -186,3 +188,31 @@ def _arguments(value: object) -> dict[str, Mapping[str, Any]]:
             raise ConfigurationError(f"SchemaModel arguments[{name!r}]: {exc}") from None
         out[name] = args
     return out
+
+
+class SchemaModelSpec(BaseModel):
+    """A SchemaModel as a scenario file writes it: ``model: {kind: schema, seed: 1, ...}``."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    KIND: ClassVar[str] = "schema"
+    """The ``kind`` that names this model in a scenario file (a plugin cannot take it)."""
+
+    kind: Literal["schema"] = "schema"
+    seed: int = Field(default=0, ge=0, description="picks among alternatives, offsets numbers")
+    call_tools: Literal["all"] | list[str] = Field(
+        default="all", description="'all' or the tool names to call where offered"
+    )
+    arguments: dict[str, dict[str, JsonValue]] | None = Field(
+        default=None, description="fixed arguments by tool name"
+    )
+    include_optional: bool = Field(default=False, description="fill optional properties too")
+    max_depth: int | None = Field(
+        default=None, ge=0, description="from this handoff depth on, call no tools"
+    )
+    text: str | None = Field(default=None, description="the answer after the tool calls")
+    latency: float | str = Field(default=0.0, description="each model call (e.g. 250ms)")
+
+    def build(self) -> SchemaModel:
+        """The model these options describe."""
+        return SchemaModel(**self.model_dump(exclude={"kind"}))

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from handoff_sim._safe import describe_error
 from handoff_sim.scenarios._errors import Problem
-from handoff_sim.scenarios.build._models import ModelFactory
+from handoff_sim.scenarios.build._models import ModelFactory, built_in_kind
 from handoff_sim.scenarios.load import LoadedScenario
 from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
 
@@ -56,7 +56,12 @@ def model_kind_problems(
 
 
 def _unbuilt(name: str, model: CustomModelSpec, factories: Sequence[ModelFactory]) -> str | None:
-    """Why no factory builds ``model``, or ``None`` when one does."""
+    """Why no factory builds ``model``, or ``None`` when one does (or it is built in)."""
+    try:
+        if built_in_kind(model.model_dump()) is not None:
+            return None
+    except Exception as exc:
+        return f"model kind {model.kind!r}: {_options_problem(exc)}"
     for factory in factories:
         try:
             client = factory(name, model.model_dump())
@@ -66,6 +71,16 @@ def _unbuilt(name: str, model: CustomModelSpec, factories: Sequence[ModelFactory
             return None
     return (
         f"unknown model kind {model.kind!r}: no plugin builds it (the built-in models "
-        "are written 'script:' or 'adversarial:'; a plugin adds a kind with the "
-        "pytest_handoff_make_model hook, see docs/plugin.md)"
+        "are written 'script:', 'adversarial:' or 'kind: schema'; a plugin adds a kind "
+        "with the pytest_handoff_make_model hook, see docs/plugin.md)"
+    )
+
+
+def _options_problem(exc: Exception) -> str:
+    """A wrong option of a built-in kind, one line per field: ``seed: Input should be ...``."""
+    errors = getattr(exc, "errors", None)
+    if not callable(errors):
+        return describe_error(exc)
+    return "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'model'}: {e['msg']}" for e in errors()
     )

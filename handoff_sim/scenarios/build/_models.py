@@ -15,7 +15,7 @@ from handoff_sim.scenarios.schema import (
     ScriptModelSpec,
 )
 
-__all__ = ["Locate", "ModelFactory", "build_models", "build_type_models"]
+__all__ = ["Locate", "ModelFactory", "build_models", "build_type_models", "built_in_kind"]
 
 ModelFactory = Callable[[str, dict[str, Any]], "ModelClient | None"]
 """Asked for a model kind the default builder does not know; ``None`` means not mine."""
@@ -73,14 +73,29 @@ def _model(
         return _adversarial(model.adversarial, where)
     assert isinstance(model, CustomModelSpec)
     raw = model.model_dump()
+    schema_model = built_in_kind(raw)
+    if schema_model is not None:
+        return schema_model
     for factory in factories:
         client = factory(name, dict(raw))
         if client is not None:
             return client
     raise ScenarioError(
         f"{where}: {field}: no model factory for kind '{model.kind}' "
-        "(built in: script, adversarial; plugins add kinds through a model factory)"
+        "(built in: script, adversarial, kind: schema; plugins add kinds through a model factory)"
     )
+
+
+def built_in_kind(raw: dict[str, Any]) -> ModelClient | None:
+    """The built-in model ``kind: schema`` (a SchemaModel), or None for a plugin's kind.
+
+    Its options are checked here: a wrong one raises pydantic's ``ValidationError``.
+    """
+    from handoff_sim.testing import SchemaModelSpec
+
+    if raw.get("kind") != SchemaModelSpec.KIND:
+        return None
+    return SchemaModelSpec.model_validate(raw).build()
 
 
 def _adversarial(spec: AdversarialSpec, where: str) -> ModelClient:

@@ -20,6 +20,7 @@ def scenario_json_schema() -> dict[str, Any]:
     assert not set(shared) & set(defs), "a field type's name is taken by a model"
     defs.update(copy.deepcopy(shared))
     defs["Scenario"] = single
+    _add_built_in_kinds(defs)
     _link(defs)
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -43,6 +44,22 @@ def scenario_json_schema() -> dict[str, Any]:
         ],
         "$defs": defs,
     }
+
+
+def _add_built_in_kinds(defs: dict[str, Any]) -> None:
+    """``kind: schema`` (the schema-driven fake) is built in: its options are checked too."""
+    from handoff_sim.testing import SchemaModelSpec
+
+    options = SchemaModelSpec.model_json_schema(ref_template="#/$defs/{model}")
+    for name, definition in options.pop("$defs", {}).items():
+        assert defs.setdefault(name, definition) == definition, f"two definitions of {name}"
+    options["properties"]["latency"] = {DEF_KEY: "Duration"}
+    defs["SchemaModelSpec"] = options
+    defs["CustomModelSpec"]["if"] = {
+        "properties": {"kind": {"const": SchemaModelSpec.KIND}},
+        "required": ["kind"],
+    }
+    defs["CustomModelSpec"]["then"] = {"$ref": "#/$defs/SchemaModelSpec"}
 
 
 def _link(node: Any) -> None:
