@@ -8,6 +8,7 @@
 * ``handoff_snapshot`` — syrupy's ``snapshot`` storing one text trace per test;
 * ``run_scenario`` — run a scenario file or mapping through the plugin's hooks;
 * ``handoff_fuzz`` — fuzz a policy configuration: ``handoff_fuzz.check(policy)``;
+* ``handoff_models`` — swap the models of a built agent tree by agent name for the test;
 * ``openai_agents_capture`` / ``pydantic_ai_capture`` — the test's framework runs recorded
   as a handoff-sim trace (``capture()`` of ``handoff_sim.adapters``; needs the extra).
 """
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
         ScriptedModelFactory,
         VirtualClock,
     )
+    from pytest_handoff._model_swap import ModelSwap
     from pytest_handoff._runner import ScenarioRunner
 
 __all__ = [
@@ -39,6 +41,7 @@ __all__ = [
     "event_recorder",
     "handoff_agent",
     "handoff_fuzz",
+    "handoff_models",
     "handoff_snapshot",
     "openai_agents_capture",
     "pydantic_ai_capture",
@@ -135,6 +138,21 @@ def handoff_fuzz() -> PolicyFuzzer:
     from handoff_sim.fuzzing.policy import PolicyFuzzer
 
     return PolicyFuzzer()
+
+
+@pytest.fixture
+def handoff_models() -> Iterator[ModelSwap]:
+    """Swap models in a built tree by agent name until the test ends, fakes for real ones.
+
+    ``handoff_models(tree, {"researcher": ScriptedModel([...]), "*": SchemaModel()})``:
+    every agent the tree reaches (sub-agents, Flink mounts, a SoPhi dispatcher's types)
+    may be named; an unknown name is an error naming the known ones.
+    """
+    from pytest_handoff._model_swap import ModelSwap
+
+    swap = ModelSwap()
+    yield swap
+    swap.undo()
 
 
 @pytest.fixture
