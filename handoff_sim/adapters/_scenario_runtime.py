@@ -178,6 +178,9 @@ def not_applicable(spec: ScenarioSpec) -> str | None:
         problem = _agent_problem(name, spec.agents[name])
         if problem is not None:
             return problem
+    for index, turn in enumerate(spec.turns()):
+        if turn.session != "continue":
+            return f"run.{index}.session: a framework run keeps one conversation for every turn"
     if spec.expect.sessions is not None:
         return (
             "expect.sessions: the sessions are those of handoff-sim's session store, which "

@@ -12,7 +12,7 @@ from typing import Any
 
 from handoff_sim.errors import ScriptAssertionError
 from handoff_sim.messages import ModelRequest
-from handoff_sim.scenarios.expect import text_matches
+from handoff_sim.scenarios.expect import text_matches, value_matches
 from handoff_sim.scenarios.schema import StepExpectSpec, StepSpec
 
 __all__ = ["script_step"]
@@ -42,6 +42,8 @@ def _checker(expect: StepExpectSpec, where: str) -> RequestCheck:
 
 def _text(expected: object) -> str:
     pattern = getattr(expected, "match", None)
+    if isinstance(expected, dict) and set(expected) == {"match"}:
+        pattern = expected["match"]
     return f"/{pattern}/" if isinstance(pattern, str) else repr(expected)
 
 
@@ -59,7 +61,7 @@ def _problems(expect: StepExpectSpec, request: ModelRequest) -> Iterator[str]:
         spec = offered.get(name)
         if spec is None:
             yield f"tool {name!r} not offered (offered {list(request.tool_names)})"
-        elif dict(spec.parameters) != schema:
+        elif not value_matches(schema, dict(spec.parameters)):
             yield f"tool {name!r} parameters are {dict(spec.parameters)!r}, expected {schema!r}"
     yield from _message_problems(expect, request)
 

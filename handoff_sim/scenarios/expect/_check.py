@@ -88,6 +88,8 @@ def show(value: object) -> str:
     """A compact, stable text for an expected or actual value."""
     if isinstance(value, Regex):
         return f"/{value.match}/"
+    if isinstance(value, dict) and set(value) == {"match"} and isinstance(value["match"], str):
+        return f"/{value['match']}/"
     if isinstance(value, BaseException):
         return describe_error(value)
     if isinstance(value, dict | list):

@@ -5,20 +5,16 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 from dataclasses import fields as dataclass_fields
-from typing import Any
 
-from handoff_sim._durations import parse_duration
 from handoff_sim.events import EVENT_TYPES
 from handoff_sim.scenarios._errors import Problem
+from handoff_sim.scenarios.expect import expect_findings
 from handoff_sim.scenarios.load._style_checks import style_findings
 from handoff_sim.scenarios.load._yaml import FieldPath, SourceMap, dotted
 from handoff_sim.scenarios.schema import (
-    ExpectSpec,
     ScenarioSpec,
     SubAgentSpec,
     VariantSpec,
-    milliseconds_problem,
-    regex_problem,
 )
 
 __all__ = ["check_scenario", "event_fields", "locate"]
@@ -39,7 +35,7 @@ def check_scenario(
         *_references(spec),
         *_cycles(spec),
         *style_findings(spec),
-        *_expect_findings(spec.expect, ("expect",)),
+        *expect_findings(spec),
         *_matrix(spec),
     ]
     return locate(findings, source, prefix, path)
@@ -116,8 +112,6 @@ def _matrix(spec: ScenarioSpec) -> Iterator[Finding]:
                     ("matrix", index, "policies", agent),
                     f"undefined agent '{agent}' (agents: {', '.join(spec.agents)})",
                 )
-        if variant.expect is not None:
-            yield from _expect_findings(variant.expect, ("matrix", index, "expect"))
         yield from _unset_findings(spec, variant, ("matrix", index, "unset"))
 
 
@@ -139,48 +133,3 @@ def _unset_findings(spec: ScenarioSpec, variant: VariantSpec, at: FieldPath) -> 
         elif name not in spec.expect.model_fields_set:
             yield (*at, index), f"the scenario's expect has no '{name}': nothing to unset"
         seen.add(key)
-
-
-def _expect_findings(expect: ExpectSpec, at: FieldPath) -> Iterator[Finding]:
-    trace = expect.trace_spec()
-    if trace is None:
-        return
-    base: FieldPath = (*at, "trace") if isinstance(expect.trace, list) else (*at, "trace", "events")
-    for index, pattern in enumerate(trace.events):
-        yield from _pattern_findings(pattern, (*base, index))
-
-
-def _pattern_findings(pattern: dict[str, Any], at: FieldPath) -> Iterator[Finding]:
-    kind = pattern.get("type")
-    if kind is None:
-        yield at, "an event pattern needs 'type'"
-        return
-    if not isinstance(kind, str) or kind not in EVENT_TYPES:
-        yield (*at, "type"), f"unknown event type {kind!r}; known: {', '.join(EVENT_TYPES)}"
-        return
-    allowed = event_fields(kind)
-    for key, value in pattern.items():
-        if key not in allowed:
-            yield (
-                (*at, key),
-                f"unknown field '{key}' for event type '{kind}'; allowed: {', '.join(allowed)}",
-            )
-            continue
-        problem = _value_problem(key, value)
-        if problem:
-            yield (*at, key), problem
-
-
-def _value_problem(key: str, value: Any) -> str | None:
-    if isinstance(value, dict):
-        if set(value) != {"match"} or not isinstance(value["match"], str):
-            return "a mapping here must be {match: <regular expression>}"
-        return regex_problem(value["match"])
-    if key == "duration_ms" and not isinstance(value, str):
-        return milliseconds_problem(value)
-    if key in ("t", "duration_ms"):
-        try:  # a duration that matching can compare
-            parse_duration(value)
-        except ValueError as exc:
-            return str(exc)
-    return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from collections.abc import Sequence
@@ -96,7 +97,7 @@ def _message(err: ErrorDetails, model: type[BaseModel], loc: tuple[str | int, ..
     if kind == "extra_forbidden":
         return _unknown_field(loc, model)
     if kind in ("literal_error", "enum"):
-        return f"must be one of {ctx.get('expected')}"
+        return f"must be one of {ctx.get('expected')}{_near_miss(err)}"
     if kind == "string_pattern_mismatch":
         return f"must match {ctx.get('pattern')}"
     if kind == "too_short":
@@ -106,6 +107,14 @@ def _message(err: ErrorDetails, model: type[BaseModel], loc: tuple[str | int, ..
     if kind == "value_error":
         return str(err["msg"]).removeprefix("Value error, ")
     return str(err["msg"])
+
+
+def _near_miss(err: ErrorDetails) -> str:
+    """`` (did you mean 'timeout'?)`` when the value written is close to an allowed one."""
+    given = err.get("input")
+    allowed = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+    close = difflib.get_close_matches(given, allowed, n=1) if isinstance(given, str) else []
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _unknown_field(loc: tuple[str | int, ...], model: type[BaseModel]) -> str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -13,8 +16,9 @@ from handoff_sim.scenarios.build import (
     build_models,
     build_type_models,
 )
+from handoff_sim.scenarios.expect import TurnSessions
 from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
-from handoff_sim.sessions import InMemorySessionStore, Session
+from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
 from handoff_sim.simulation import Simulation
 from handoff_sim.trace import Trace
 
@@ -68,7 +72,7 @@ class DefaultRuntime:
             return f"{scenario.path}:{scenario.location(field)}"
 
         models = build_models(spec, self.model_factories, locate)
-        store = InMemorySessionStore()
+        store = _session_store(spec)
         context = BuildContext(
             agent_types=scenario.agent_types,
             type_models=build_type_models(spec, self.model_factories, locate),
@@ -85,12 +89,12 @@ class DefaultRuntime:
         with Simulation(
             seed=scenario.seed, observers=tuple(observers), wall_clock=wall_clock
         ) as sim:
-            session: str | None = None
+            sessions = TurnSessions()
             try:
                 for turn in spec.turns():
-                    result = sim.run(agent, turn.input, session=session)
+                    result = sim.run(agent, turn.input, session=sessions.choose(turn))
                     outputs.append(result.output)
-                    session = result.session_id
+                    sessions.ran(turn, result.session_id)
             except Exception as exc:
                 error = exc
             elapsed = round(sim.now * 1000, 3)
@@ -98,6 +102,17 @@ class DefaultRuntime:
             return ScenarioRun(
                 sim.trace, outputs, error, elapsed, saved, dict(context.tool_runs or {})
             )
+
+
+def _session_store(spec: ScenarioSpec) -> SessionStore:
+    """In memory, or (``session_store: jsonl``) as files in a temporary directory that is
+    removed once the store is dropped."""
+    if spec.session_store != "jsonl":
+        return InMemorySessionStore()
+    directory = tempfile.mkdtemp(prefix="handoff-sim-sessions-")
+    store = JsonlSessionStore(directory)
+    weakref.finalize(store, shutil.rmtree, directory, True)
+    return store
 
 
 def _may_read_wall_clock(spec: ScenarioSpec) -> bool:

@@ -84,6 +84,14 @@ def pattern_problems(value: object, place: Place) -> Iterator[Finding]:
     if is_matcher(value):
         assert isinstance(value, dict)
         yield from _matcher_problems(value)
+        if place == "text" and "subset" in value:
+            yield (
+                ("subset",),
+                (
+                    "this value is text, never a mapping: to match JSON text write "
+                    "{json: {subset: {...}}}"
+                ),
+            )
     elif isinstance(value, dict):
         yield from _mapping_problems(value, place)
     elif place == "text" and value is not None and not isinstance(value, str):
@@ -106,7 +114,9 @@ def _mapping_problems(value: dict[Any, Any], place: Place) -> Iterator[Finding]:
                 "write {equals: {...}}, to pin some of its keys {subset: {...}}"
             ),
         )
-    elif place in ("any", "subset"):
+    elif place == "any":
+        yield from _literal_problems(value)
+    elif place == "subset":
         return
     elif not value:
         yield (), f"an empty mapping is not a matcher; matchers: {', '.join(MATCHERS)}"
@@ -115,6 +125,29 @@ def _mapping_problems(value: dict[Any, Any], place: Place) -> Iterator[Finding]:
         close = difflib.get_close_matches(key, MATCHERS, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else f"; matchers: {', '.join(MATCHERS)}"
         yield (others[0],), f"unknown matcher '{key}'{hint}; a mapping here must be a matcher"
+
+
+def _literal_problems(value: object) -> Iterator[Finding]:
+    """Inside a value compared exactly a matcher is never read: say so where one is written."""
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else ()
+    )
+    for key, item in items:
+        if is_matcher(item):
+            yield (
+                (key,),
+                (
+                    "this mapping is compared exactly, so the matcher here would be compared as a "
+                    "value: write {subset: {...}} around the enclosing mapping to match it, or "
+                    "{equals: {...}} to compare a value that holds this mapping"
+                ),
+            )
+        else:
+            yield from (((key, *p), m) for p, m in _literal_problems(item))
 
 
 def _names(keys: list[Any]) -> str:
@@ -180,7 +213,10 @@ PATTERN_JSON_DEFS: dict[str, JsonDict] = {
         "capture, ref); each must hold",
     },
     "TextValue": {
-        "anyOf": [{"type": ["string", "null"]}, _ref("Matcher")],
+        "anyOf": [
+            {"type": ["string", "null"]},
+            {"allOf": [_ref("Matcher"), {"not": {"required": ["subset"]}}]},
+        ],
         "description": "text compared exactly, or a matcher such as {contains: ...}",
     },
     "EventValue": {
@@ -192,10 +228,16 @@ PATTERN_JSON_DEFS: dict[str, JsonDict] = {
             _SCALAR,
             {"type": "array", "items": _ref("AnyValue")},
             _ref("Matcher"),
-            {"type": "object", **_NO_MATCHER_KEY},
+            {"type": "object", **_NO_MATCHER_KEY, "additionalProperties": _ref("LiteralValue")},
         ],
         "description": "a value compared exactly (a mapping with no matcher name as a key), "
         "or a matcher",
+    },
+    "LiteralValue": {
+        "not": {"type": "object", "minProperties": 1, "propertyNames": {"enum": list(MATCHERS)}},
+        "items": _ref("LiteralValue"),
+        "additionalProperties": _ref("LiteralValue"),
+        "description": "inside a mapping compared exactly: any value but a matcher",
     },
     "SubsetValue": {
         "anyOf": [

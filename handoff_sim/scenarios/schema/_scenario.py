@@ -18,7 +18,12 @@ from handoff_sim._limits import (
     MAX_STEPS,
     MAX_TURNS,
 )
-from handoff_sim.scenarios.schema._expect import ExpectSpec, TextExpect, TurnExpectSpec
+from handoff_sim.scenarios.schema._expect import (
+    ExpectSpec,
+    SessionChoice,
+    TextExpect,
+    TurnExpectSpec,
+)
 from handoff_sim.scenarios.schema._policy import PolicySpec
 from handoff_sim.scenarios.schema._styles import (
     AgentTypesDirSpec,
@@ -356,9 +361,15 @@ class AgentTypeSpec(_Strict):
 
 
 class TurnSpec(_Strict):
-    """One user turn; turns share the top agent's session and one simulation."""
+    """One user turn; turns share one simulation and, unless ``session`` says otherwise,
+    the top agent's session."""
 
     input: str
+    session: SessionChoice = Field(
+        default="continue",
+        description="continue (the previous turn's session), new, or {ref: name} "
+        "(a session an earlier turn captured with expect.session_id)",
+    )
     expect: TurnExpectSpec | None = None
 
 
@@ -393,6 +404,11 @@ class ScenarioSpec(_Strict):
     description: str = ""
     tags: list[TagName] = Field(default_factory=list)
     seed: int = Field(default=0, ge=0)
+    session_store: Literal["memory", "jsonl"] = Field(
+        default="memory",
+        description="jsonl: sessions are saved as files by a JsonlSessionStore (in a temporary "
+        "directory) and expect.sessions checks what it reads back",
+    )
     entry: str | None = None
     agents: dict[str, AgentSpec] = Field(min_length=1)
     tools: dict[str, FakeToolSpec] = Field(default_factory=dict)
