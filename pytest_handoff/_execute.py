@@ -74,6 +74,8 @@ class Outcome:
 
     result: ScenarioResult
     snapshot_diff: str | None = None
+    shown_path: str | None = None
+    """The scenario file as the report names it (relative to the rootdir); ``None``: as loaded."""
 
     @property
     def passed(self) -> bool:
@@ -91,7 +93,12 @@ class Outcome:
             scenario = self.result.scenario
             line = scenario.location("expect.snapshot")
             parts.append(f"{scenario.path}:{line}: expect.snapshot: {self.snapshot_diff}")
-        return "\n\n".join(parts)
+        text = "\n\n".join(parts)
+        if self.shown_path is None:
+            return text
+        from pytest_handoff._failure import relative_text
+
+        return relative_text(text, self.result.scenario.path, self.shown_path)
 
 
 def execute(config: pytest.Config, scenario: LoadedScenario, request: Any = None) -> Outcome:
@@ -117,9 +124,14 @@ def execute(config: pytest.Config, scenario: LoadedScenario, request: Any = None
         observers=hook_observers(config, scenario),
     )
     hook.pytest_handoff_scenario_result(config=config, result=result)
-    outcome = Outcome(result)
-    if request is not None and wants_snapshot(scenario):
-        outcome.snapshot_diff = _compare_snapshot(request, result)
+    from pytest_handoff._failure import shown_path
+    from pytest_handoff._keys import OUTCOMES
+
+    outcome = Outcome(result, shown_path=shown_path(config, scenario.path))
+    if request is not None:
+        if wants_snapshot(scenario):
+            outcome.snapshot_diff = _compare_snapshot(request, result)
+        request.node.stash.setdefault(OUTCOMES, []).append(outcome)
     return outcome
 
 

@@ -200,5 +200,7 @@ class ScenarioItem(pytest.Function):
         from handoff_sim.scenarios import ScenarioError
 
         if isinstance(excinfo.value, ScenarioFailed | ScenarioError):
-            return str(excinfo.value)
+            from pytest_handoff._failure import failure_repr
+
+            return failure_repr(self, excinfo.value, self.scenario.line)
         return super().repr_failure(excinfo)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_handoff._keys import BROKEN_FILES, DISCOVERY, SCENARIO_DIRS
+from pytest_handoff._keys import BROKEN_FILES, DISCOVERY, OUTCOMES, SCENARIO_DIRS
 
 if TYPE_CHECKING:
     from handoff_sim.scenarios.load import Discovery
@@ -70,6 +70,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run the scenarios on this framework: handoff-sim (default), openai-agents or "
         "pydantic-ai (each needs its optional extra); a scenario the framework cannot express "
         "is skipped with the reason",
+    )
+    group.addoption(
+        "--handoff-show-trace",
+        action="store_true",
+        dest="handoff_show_trace",
+        default=False,
+        help="also show the handoff tree and the events of every passing scenario, in a "
+        "'handoff traces' section after the tests (a failing one always shows them)",
+    )
+    parser.addini(
+        "handoff_show_trace",
+        type="bool",
+        default=False,
+        help="show the trace of every passing scenario, as --handoff-show-trace does",
     )
     parser.addini(
         "handoff_scenarios",
@@ -183,13 +197,31 @@ def pytest_make_collect_report(
     """A scenario directory also reports each broken link or link loop in it, one error each."""
     report = yield
     dirs = collector.config.stash.get(SCENARIO_DIRS, ())
-    if dirs and isinstance(collector, pytest.Directory) and collector.path in dirs:
+    if not dirs:
+        return report
+    if isinstance(collector, pytest.Directory) and collector.path in dirs:
         found = _discovery(collector.config)
         if found.problems and isinstance(report.result, list):
             from pytest_handoff.collection import broken_paths
 
             report.result.extend(broken_paths(collector, found))
+    elif report.failed and isinstance(collector, pytest.File) and collector.path.is_absolute():
+        _relative_longrepr(collector, report)
     return report
+
+
+def _relative_longrepr(collector: pytest.File, report: pytest.CollectReport) -> None:
+    """A refused scenario file's ``path:line:col`` lines name it as its node id does."""
+    from pytest_handoff.collection import BrokenScenarioPath, ScenarioFile
+
+    if not isinstance(collector, ScenarioFile | BrokenScenarioPath):
+        return
+    from pytest_handoff._failure import relative_text, shown_path
+
+    longrepr = getattr(report.longrepr, "longrepr", None)  # CollectErrorRepr holds the text
+    if isinstance(longrepr, str):
+        shown = shown_path(collector.config, collector.path)
+        report.longrepr.longrepr = relative_text(longrepr, collector.path, shown)  # type: ignore[union-attr]
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -247,6 +279,34 @@ def pytest_runtestloop(session: pytest.Session) -> Generator[None, object, objec
         return (yield)
     finally:
         session.testsfailed += broken
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A test that ran scenarios: a ``run_scenario`` failure names its expectation in the
+    short summary; with ``--handoff-show-trace`` a passing one carries its traces."""
+    report = yield
+    if OUTCOMES in item.stash:
+        from pytest_handoff._failure import add_outcome_report
+
+        add_outcome_report(item, call, report)
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """With ``--handoff-show-trace``: the trace of each passing scenario, after the tests
+    (``-rP`` and ``-rA`` already print them with the other sections of passing tests)."""
+    if not config.getoption("handoff_show_trace", False) and not config.getini(
+        "handoff_show_trace"
+    ):
+        return
+    if "P" in getattr(terminalreporter, "reportchars", ""):
+        return
+    from pytest_handoff._failure import write_traces
+
+    write_traces(terminalreporter)
 
 
 @pytest.hookimpl(trylast=True)

@@ -22,11 +22,14 @@ def test_t5_make_model_hook_adds_a_model_kind(
 def test_t5_unknown_model_kind_without_a_hook_is_a_collection_error(
     pytester: pytest.Pytester, write_scenario: Write
 ) -> None:
-    path = write_scenario("echo.yaml", ECHO_SCENARIO)
+    write_scenario("echo.yaml", ECHO_SCENARIO)
     result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        [f"{path}:4:13: agents.bot.model.kind: unknown model kind 'echo': no plugin builds it*"]
+        [
+            "scenarios/echo.yaml:4:13: agents.bot.model.kind: "
+            "unknown model kind 'echo': no plugin builds it*"
+        ]
     )
 
 
@@ -167,7 +170,7 @@ def test_14_a_scenario_error_during_the_run_is_plain_text(
     pytester: pytest.Pytester, write_scenario: Write
 ) -> None:
     """A kind built at collection but refused when the run builds it: no traceback."""
-    path = write_scenario("echo.yaml", ECHO_SCENARIO)
+    write_scenario("echo.yaml", ECHO_SCENARIO)
     pytester.makeconftest(
         """
         from handoff_sim.testing import FunctionModel
@@ -181,6 +184,8 @@ def test_14_a_scenario_error_during_the_run_is_plain_text(
     )
     result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([f"{path}:4: agents.bot.model: no model factory for kind 'echo'*"])
+    result.stdout.fnmatch_lines(
+        ["scenarios/echo.yaml:4: agents.bot.model: no model factory for kind 'echo'*"]
+    )
     assert "Traceback" not in result.stdout.str()
     assert "_build.py" not in result.stdout.str()

@@ -40,11 +40,14 @@ def test_an_unexpected_definition_loading_error_is_a_collection_error_at_its_lin
     pytester: pytest.Pytester, write_scenario: Write
 ) -> None:
     _agents(pytester)
-    path = write_scenario("defs.yaml", SCENARIO)
+    write_scenario("defs.yaml", SCENARIO)
     result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
-        [f"{path}:2:1: agent_types_dir: Agent definition file is missing YAML frontmatter*"]
+        [
+            "scenarios/defs.yaml:2:1: agent_types_dir: "
+            "Agent definition file is missing YAML frontmatter*"
+        ]
     )
     assert "Traceback" not in result.stdout.str()
 

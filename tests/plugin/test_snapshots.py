@@ -18,12 +18,12 @@ def _scenario_session(pytester: pytest.Pytester, *args: str) -> pytest.RunResult
 def test_y2_missing_snapshot_fails_until_created_with_snapshot_update(
     pytester: pytest.Pytester, write_scenario: Write
 ) -> None:
-    path = write_scenario("snap.yaml", SNAPSHOT_SCENARIO)
+    write_scenario("snap.yaml", SNAPSHOT_SCENARIO)
     missing = _scenario_session(pytester)
     missing.assert_outcomes(failed=1)
     missing.stdout.fnmatch_lines(
         [
-            f"{path}:13: expect.snapshot: no snapshot */snap.trace.txt yet: "
+            "scenarios/snap.yaml:13: expect.snapshot: no snapshot */snap.trace.txt yet: "
             "run pytest with --snapshot-update to create it",
         ]
     )
@@ -46,7 +46,8 @@ def test_y2_snapshot_matches_then_a_changed_trace_shows_a_line_diff(
     changed.assert_outcomes(failed=1)
     changed.stdout.fnmatch_lines(
         [
-            f"{path}:13: expect.snapshot: the trace differs from the stored snapshot */snap*",
+            "scenarios/snap.yaml:13: expect.snapshot: "
+            "the trace differs from the stored snapshot */snap*",
             "--- snapshot",
             "+++ actual trace",
             '-   9      250ms   model_response        reviewer: step=1 text="LGTM" calls=[[][]]',

@@ -26,8 +26,8 @@ from tests.plugin.conftest import Write
 def test_t1_everything_works_under_xdist(pytester: pytest.Pytester, write_scenario: Write) -> None:
     write_scenario("review.yaml", PASSING)
     write_scenario("retry.yaml", MATRIX)
-    wrong = write_scenario("wrong.yaml", FAILING)
-    broken = write_scenario("broken.yaml", BROKEN)
+    write_scenario("wrong.yaml", FAILING)
+    write_scenario("broken.yaml", BROKEN)
     write_scenario("echo.yaml", ECHO_SCENARIO)
     write_scenario("snap.yaml", SNAPSHOT_SCENARIO)
     changed = write_scenario(
@@ -37,7 +37,9 @@ def test_t1_everything_works_under_xdist(pytester: pytest.Pytester, write_scenar
     pytester.runpytest_inprocess("--handoff-scenarios", "scenarios", "--snapshot-update")
     changed.write_text(changed.read_text("utf-8").replace("250ms", "300ms"), encoding="utf-8")
 
-    result = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "-v", "-rfE")
+    result = run(
+        pytester, "xdist", "--handoff-scenarios", "scenarios", "-v", "-rfE", "--handoff-show-trace"
+    )
 
     result.assert_outcomes(passed=5, failed=2, errors=1)
     passed = [line for line in result.outlines if "PASSED" in line]
@@ -50,11 +52,15 @@ def test_t1_everything_works_under_xdist(pytester: pytest.Pytester, write_scenar
     ):
         assert any(nodeid in line for line in passed), nodeid
     for pattern in (  # one by one: workers finish in any order
-        f"{broken}:6:7: agents.manager.policy.max_depth: must be >= 0",
-        f"{wrong}:14: expect.output: output differs",
+        "scenarios/broken.yaml:6:7: agents.manager.policy.max_depth: must be >= 0",
+        "scenarios/wrong.yaml:14: expect.output: output differs",
         "└─ manager → reviewer via subagent_reviewer [[]handoff:c1] status=completed*",
-        f"{changed}:13: expect.snapshot: the trace differs from the stored snapshot *",
+        "scenarios/snap_changed.yaml:13: "
+        "expect.snapshot: the trace differs from the stored snapshot *",
         '+   9      300ms   model_response        reviewer: step=1 text="LGTM" calls=[[][]]',
+        "FAILED scenarios/wrong.yaml::wrong-expectations - expect.output: *",
+        "*= handoff traces =*",
+        "*_ retry[[]one-retry[]] _*",
     ):
         result.stdout.fnmatch_lines([pattern])
     assert "Traceback" not in result.stdout.str()
