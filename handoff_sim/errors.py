@@ -11,6 +11,8 @@ HandoffSimError
 │   ├── DuplicateToolNameError              two tools answer to one name
 │   ├── ReservedPrefixError                 plain tool named ``subagent_*``
 │   ├── PolicyError                         invalid HandoffPolicy value
+│   ├── InputFilterError                    an input filter given by import path cannot be
+│   │                                       imported, or raised or gave no ToolCall in a run
 │   ├── AgentDefinitionError                [styles.sophi] an agent definition is wrong
 │   ├── GovernanceError                     [adapters] governed() got what it cannot govern
 │   └── UnknownRuntimeError                 [adapters] no framework runtime by that name
@@ -82,6 +84,7 @@ __all__ = [
     "HandoffDeniedError",
     "HandoffSimError",
     "HandoffTimeoutError",
+    "InputFilterError",
     "InvalidNameError",
     "MaxStepsExceededError",
     "ModelResponseError",
@@ -141,6 +144,14 @@ class ReservedPrefixError(ConfigurationError):
 
 class PolicyError(ConfigurationError):
     """A HandoffPolicy field has an invalid value."""
+
+
+class InputFilterError(ConfigurationError):
+    """An input filter given as ``package.module:function`` cannot be used.
+
+    Raised when it does not import, is missing or not callable, and during a run when the
+    filter raises or returns something other than a ``ToolCall`` or ``None``.
+    """
 
 
 class RunError(HandoffSimError):

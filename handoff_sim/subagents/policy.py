@@ -8,8 +8,10 @@ reads such a block (with its declarative :class:`InputFilterBlock`) back.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from pydantic import (
@@ -27,6 +29,7 @@ from handoff_sim._limits import MAX_RETRIES
 from handoff_sim.errors import PolicyError
 from handoff_sim.events import HandoffReason
 from handoff_sim.messages import ToolCall
+from handoff_sim.subagents._filters import PYTHON_REFERENCE, python_filter
 
 __all__ = ["FailureAction", "HandoffPolicy", "InputFilter", "InputFilterBlock", "SessionMode"]
 
@@ -48,12 +51,13 @@ class SessionMode(StrEnum):
     REUSE_SESSION = "reuse_session"
 
 
-_FILTER_ACTIONS = ("arguments", "keep", "raises")
+_FILTER_ACTIONS = ("arguments", "keep", "raises", "python")
 _ONE_FILTER_ACTION: JsonDict = {"oneOf": [{"required": [key]} for key in _FILTER_ACTIONS]}
 
 
 class InputFilterBlock(BaseModel):
-    """An input filter written as data: rewrite the arguments, keep the call, or fail."""
+    """An input filter written as data: rewrite the arguments, keep the call, fail, or call
+    a Python function given by its import path."""
 
     model_config = ConfigDict(
         extra="forbid", strict=True, frozen=True, json_schema_extra=_ONE_FILTER_ACTION
@@ -62,25 +66,43 @@ class InputFilterBlock(BaseModel):
     arguments: dict[str, Any] | str | None = None
     keep: bool = False
     raises: str | None = None
+    python: str | None = Field(
+        default=None,
+        description="package.module:function, called with the ToolCall; "
+        "returns a ToolCall or None (keep the call)",
+        json_schema_extra={"pattern": PYTHON_REFERENCE},
+    )
+
+    @field_validator("python")
+    @classmethod
+    def _reference(cls, value: str | None) -> str | None:
+        if value is not None and re.match(PYTHON_REFERENCE, value) is None:
+            raise ValueError("must be an import path 'package.module:function'")
+        return value
 
     @model_validator(mode="after")
     def _one_action(self) -> InputFilterBlock:
         given = [k for k in _FILTER_ACTIONS if k in self.model_fields_set]
         if len(given) != 1:
-            raise ValueError("an input_filter needs exactly one of 'arguments', 'keep' or 'raises'")
+            raise ValueError(
+                "an input_filter needs exactly one of 'arguments', 'keep', 'raises' or 'python'"
+            )
         return self
 
-    def as_filter(self) -> InputFilter:
+    def as_filter(self, search: Sequence[Path] = ()) -> InputFilter:
         """The callable input filter this block describes.
 
         ``arguments`` (a mapping, or raw JSON text) replaces the call's arguments,
         ``keep: true`` keeps the call unchanged, ``raises`` makes the filter raise
-        ``ValueError`` with that message.
+        ``ValueError`` with that message, ``python`` imports the function it names with
+        ``search`` in front of ``sys.path`` (InputFilterError when it cannot).
         """
         if self.keep:
             return _keep
         if self.raises is not None:
             return _refuse(self.raises)
+        if self.python is not None:
+            return python_filter(self.python, search)
         arguments = self.arguments
         text = (
             arguments
@@ -148,11 +170,12 @@ class HandoffPolicy(BaseModel):
         return value
 
     @classmethod
-    def from_block(cls, block: Mapping[str, Any]) -> HandoffPolicy:
+    def from_block(cls, block: Mapping[str, Any], *, search: Sequence[Path] = ()) -> HandoffPolicy:
         """The policy a policy block of a scenario file describes.
 
         Values as a file writes them: lists of tool names, action names, durations like
-        ``"250ms"``, and ``input_filter`` as an :class:`InputFilterBlock` (or its mapping).
+        ``"250ms"``, and ``input_filter`` as an :class:`InputFilterBlock` (or its mapping);
+        a ``python`` filter is imported with ``search`` in front of ``sys.path``.
         """
         data = dict(block)
         written = data.get("input_filter")
@@ -162,7 +185,7 @@ class HandoffPolicy(BaseModel):
             except ValidationError as exc:
                 raise PolicyError(_describe(exc, dict(written), "input_filter")) from None
         if isinstance(written, InputFilterBlock):
-            data["input_filter"] = written.as_filter()
+            data["input_filter"] = written.as_filter(search)
         return cls(**data)
 
     @property

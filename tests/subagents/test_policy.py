@@ -192,7 +192,7 @@ def test_a_raising_input_filter_block_raises_its_message() -> None:
         (
             {"keep": True, "raises": "no"},
             "HandoffPolicy.input_filter: an input_filter needs exactly one of "
-            "'arguments', 'keep' or 'raises' (got {'keep': True, 'raises': 'no'})",
+            "'arguments', 'keep', 'raises' or 'python' (got {'keep': True, 'raises': 'no'})",
         ),
         ({"kep": True}, "HandoffPolicy.input_filter.kep: Extra inputs are not permitted"),
     ],
