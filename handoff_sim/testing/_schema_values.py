@@ -15,8 +15,16 @@ from handoff_sim.errors import ScriptError
 
 __all__ = ["SchemaModelError", "schema_arguments"]
 
-MAX_REF_DEPTH = 32
+MAX_REF_DEPTH = 16
 """Nested ``$ref`` expansions one value may take; deeper means a required field recurses."""
+
+MAX_NESTING = 64
+"""Schemas nested in one another along one value; a deeper one is refused, not a RecursionError."""
+
+MAX_ITEMS = 1_000
+MAX_LENGTH = 100_000
+"""The most items an array and characters a string may be asked for (``minItems``,
+``minLength``): a schema asking more is refused rather than filling memory."""
 
 UNSUPPORTED = (
     "pattern",
@@ -76,6 +84,11 @@ def schema_arguments(
     maker = _Maker(schema, seed, include_optional)
     try:
         value = maker.value(schema, "parameters", 0, "")
+    except (TypeError, AttributeError, ValueError) as exc:  # a keyword of the wrong JSON type
+        raise SchemaModelError(
+            f"SchemaModel cannot make arguments for tool {tool!r}: its parameters schema is "
+            f"malformed ({type(exc).__name__}: {exc})"
+        ) from None
     except _Unsupported as exc:
         raise SchemaModelError(
             f"SchemaModel cannot make arguments for tool {tool!r}: {exc}; give this tool "
@@ -93,16 +106,29 @@ def schema_arguments(
 class _Maker:
     """Walks one schema; ``value`` dispatches on the keywords a node has."""
 
-    def __init__(self, root: Mapping[str, Any], seed: int, include_optional: bool) -> None:
+    def __init__(
+        self, root: Mapping[str, Any], seed: int, include_optional: bool, nesting: int = 0
+    ) -> None:
         self.root = root
         self.seed = seed
         self.include_optional = include_optional
+        self.nesting = nesting
 
     def pick(self, options: list[Any]) -> Any:
         return options[self.seed % len(options)]
 
     def value(self, node: object, path: str, refs: int, name: str) -> Any:
         """A value valid under ``node`` (at ``path``, after ``refs`` ``$ref`` expansions)."""
+        if self.nesting >= MAX_NESTING:
+            raise _Unsupported(path, f"schemas nest deeper than {MAX_NESTING}")
+        self.nesting += 1
+        try:
+            return self.made(node, path, refs, name)
+        finally:
+            self.nesting -= 1
+
+    def made(self, node: object, path: str, refs: int, name: str) -> Any:
+        """``value`` without the nesting guard: dispatch on the keywords ``node`` has."""
         if node is True or node == {}:
             return self.text({}, name)
         if not isinstance(node, Mapping):
@@ -219,6 +245,8 @@ class _Maker:
         if isinstance(items, list):  # before 2020-12, a tuple was an ``items`` list
             prefix, items = prefix or items, False
         low, high = int(node.get("minItems", 0)), node.get("maxItems")
+        if low > MAX_ITEMS:
+            raise _Unsupported(path, f"keyword 'minItems' asks for more than {MAX_ITEMS} items")
         count = max(low, len(prefix), 1 if items is not False else 0)
         if high is not None:
             count = min(count, int(high))
@@ -227,7 +255,7 @@ class _Maker:
             sub = prefix[index] if index < len(prefix) else items
             if sub is False:
                 break
-            maker = _Maker(self.root, self.seed + index, self.include_optional)
+            maker = _Maker(self.root, self.seed + index, self.include_optional, self.nesting)
             out.append(maker.value(sub, f"{path}.items[{index}]", refs, name or "item"))
         if node.get("uniqueItems") and len({repr(v) for v in out}) < len(out):
             raise _Unsupported(path, "keyword 'uniqueItems': the items made are not unique")
@@ -235,11 +263,13 @@ class _Maker:
             raise _Unsupported(path, f"keyword 'minItems': only {len(out)} item(s) can be made")
         return out
 
-    def text(self, node: Mapping[str, Any], name: str) -> str:
+    def text(self, node: Mapping[str, Any], name: str, path: str = "") -> str:
         fmt = node.get("format")
         value = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
         value = value or f"{name or 'text'}-{self.seed}"
         low, high = int(node.get("minLength", 0)), node.get("maxLength")
+        if low > MAX_LENGTH:
+            raise _Unsupported(path, f"keyword 'minLength' asks for more than {MAX_LENGTH}")
         if len(value) < low:
             value += "x" * (low - len(value))
         if high is not None and len(value) > int(high):
@@ -296,7 +326,7 @@ def _bound(node: Mapping[str, Any], inclusive: str, exclusive: str, nudge: float
 _TYPED: dict[str, Callable[[_Maker, Mapping[str, Any], str, int, str], Any]] = {
     "object": _Maker.object,
     "array": _Maker.array,
-    "string": lambda m, node, path, refs, name: m.text(node, name),
+    "string": lambda m, node, path, refs, name: m.text(node, name, path),
     "integer": lambda m, node, path, refs, name: m.number(node, path, integer=True),
     "number": lambda m, node, path, refs, name: m.number(node, path, integer=False),
     "boolean": lambda m, node, path, refs, name: bool(m.seed % 2),
