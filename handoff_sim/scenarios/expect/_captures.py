@@ -28,7 +28,7 @@ from handoff_sim.scenarios.schema import (
     matcher_nodes,
 )
 
-__all__ = ["TurnSessions", "capture_findings", "turn_capture"]
+__all__ = ["TurnSessions", "capture_findings", "matrix_capture_findings", "turn_capture"]
 
 _ORDER = "each turn, then expect.output, handoffs, trace, sessions"
 
@@ -88,6 +88,22 @@ def _effective(spec: ScenarioSpec, variant: int | None) -> dict[str, list[Positi
         g: own[g] if g in expect.model_fields_set else [] if f"expect.{g}" in removed else base[g]
         for g in GROUPS
     }
+
+
+def matrix_capture_findings(spec: ScenarioSpec) -> list[Finding]:
+    """Capture findings of every variant: those all variants share once, the others
+    naming the variant they concern."""
+    variants = spec.matrix or []
+    each = [capture_findings(spec, index) for index in range(len(variants))]
+    shared = set.intersection(*(set(found) for found in each)) if each else set()
+    merged = [f for f in each[0] if f in shared] if each else []
+    for index, found in enumerate(each):
+        label = f" (matrix variant '{variants[index].id}')"
+        for at, message in found:
+            if (at, message) not in shared:
+                own = at[:2] == ("matrix", index)
+                merged.append((at, message if own else message + label))
+    return merged
 
 
 def capture_findings(spec: ScenarioSpec, variant: int | None) -> list[Finding]:

@@ -9,6 +9,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from handoff_sim._durations import written
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
 from handoff_sim.events import RunStartEvent
@@ -148,8 +149,8 @@ def check_expectations(scenario: CheckedScenario, run: CheckedRun) -> list[Misma
             "elapsed",
             "virtual time elapsed differs",
             "expect.elapsed",
-            f"{expect.elapsed * 1000:g}ms",
-            f"{run.elapsed_ms:g}ms",
+            written(expect.elapsed),
+            written(run.elapsed_ms / 1000),
         )
     for problem in run.trace.unbalanced():
         checker.add("balance", f"unbalanced handoff events: {problem}", "run", "balanced", problem)
@@ -252,8 +253,8 @@ def _check_handoffs(checker: _Checker, expected: list[HandoffExpect]) -> None:
             "handoffs",
             f"expected {len(expected)} handoff(s), got {len(records)}",
             "expect.handoffs",
-            [e.model_dump(exclude_unset=True) for e in expected],
-            [_summary(r) for r in records],
+            [_as_written(e.model_dump(exclude_unset=True)) for e in expected],
+            [_summary(r, set().union(*(e.model_fields_set for e in expected))) for r in records],
         )
     for index, (want, record) in enumerate(zip(expected, records, strict=False)):
         trial = dict(checker.bound)
@@ -263,20 +264,39 @@ def _check_handoffs(checker: _Checker, expected: list[HandoffExpect]) -> None:
                 "handoffs",
                 f"handoff {index} ({record.tool}) differs in {', '.join(wrong)}",
                 f"expect.handoffs.{index}",
-                resolved(want.model_dump(exclude_unset=True), checker.bound),
-                _summary(record),
+                _as_written(resolved(want.model_dump(exclude_unset=True), checker.bound)),
+                _summary(record, want.model_fields_set),
             )
         else:
             checker.bound.update(trial)
 
 
-def _summary(record: HandoffRecord) -> dict[str, Any]:
-    return {
-        **record.summary(),
-        "output": record.output,
-        "error": record.error,
-        "duration_ms": record.duration_ms,
-    }
+def _summary(record: HandoffRecord, keys: set[str]) -> dict[str, Any]:
+    """A handoff as its expectation reads: its duration in the key (and unit) it uses."""
+    summary = {**record.summary(), "output": record.output, "error": record.error}
+    if "duration" in keys or "duration_ms" not in keys:
+        summary["duration"] = written(record.duration_ms / 1000)
+    if "duration_ms" in keys:
+        summary["duration_ms"] = _number(record.duration_ms)
+    return summary
+
+
+def _as_written(expected: object, seconds: str = "duration") -> object:
+    """An expected handoff (or event) with its time in seconds (``duration``, ``t``) shown
+    with its unit, and ``duration_ms`` as a plain number of milliseconds."""
+    if not isinstance(expected, dict):
+        return expected
+    shown = dict(expected)
+    if isinstance(shown.get(seconds), int | float) and not isinstance(shown[seconds], bool):
+        shown[seconds] = written(shown[seconds])
+    milliseconds = shown.get("duration_ms")
+    if isinstance(milliseconds, int | float) and not isinstance(milliseconds, bool):
+        shown["duration_ms"] = _number(milliseconds)
+    return shown
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
 
 
 def _wrong_fields(
@@ -313,6 +333,10 @@ def _check_trace(checker: _Checker, expect: ExpectSpec) -> None:
         "trace",
         f"{why} (match: {spec.match})",
         field,
-        {"match": spec.match, "failed": failed, "events": resolved(spec.events, checker.bound)},
+        {
+            "match": spec.match,
+            "failed": failed,
+            "events": [_as_written(resolved(e, checker.bound), "t") for e in spec.events],
+        },
         [e.to_dict() for e in events],
     )

@@ -13,7 +13,7 @@ from typing import Any
 
 from handoff_sim._durations import parse_duration
 from handoff_sim.events import EVENT_TYPES
-from handoff_sim.scenarios.expect._captures import capture_findings
+from handoff_sim.scenarios.expect._captures import capture_findings, matrix_capture_findings
 from handoff_sim.scenarios.expect._places import (
     Finding,
     Position,
@@ -55,15 +55,14 @@ def expect_findings(spec: ScenarioSpec) -> list[Finding]:
             if "capture" in node or "ref" in node:
                 found.append(
                     (
-                        (*at, *path),
+                        (*at, *path, "capture" if "capture" in node else "ref"),
                         "a script step's checks run while the scenario runs: they cannot "
                         "capture or refer to values (expectations under 'expect' can)",
                     )
                 )
-    if not spec.matrix:
-        found += capture_findings(spec, None)
+    # with a matrix only the variants run, each with its own expectations
+    found += matrix_capture_findings(spec) if spec.matrix else capture_findings(spec, None)
     for index, variant in enumerate(spec.matrix or ()):
-        found += capture_findings(spec, index)  # only the variants run
         if variant.expect is not None:
             own: RelPath = ("matrix", index, "expect")
             found += _event_findings(variant.expect, own)
@@ -93,8 +92,13 @@ def _event_findings(expect: ExpectSpec, at: RelPath) -> Iterator[Finding]:
 
 
 def _did_you_mean(word: object, choices: list[str] | tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(str(word), choices, n=1) if isinstance(word, str) else []
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    """A hint naming the closest choice, or the only one ``word`` begins (``reuse``)."""
+    if not isinstance(word, str) or not word:
+        return ""
+    close = difflib.get_close_matches(word, choices, n=1)
+    starting = [c for c in choices if c.startswith(word)]
+    best = close[0] if close else starting[0] if len(starting) == 1 else None
+    return f" (did you mean '{best}'?)" if best else ""
 
 
 def _pattern_findings(pattern: dict[str, Any], at: RelPath) -> Iterator[Finding]:

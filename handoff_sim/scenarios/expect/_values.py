@@ -87,7 +87,10 @@ def _text_of(actual: object) -> str:
     if isinstance(actual, str):
         return actual
     if isinstance(actual, Mapping | list | tuple):
-        return json.dumps(actual, ensure_ascii=False, default=str)
+        try:
+            return json.dumps(actual, ensure_ascii=False, default=str)
+        except (ValueError, RecursionError):  # nested too deep to write
+            return ""
     return str(actual)
 
 
@@ -115,7 +118,7 @@ def _json(argument: object, actual: object, bound: dict[str, object]) -> bool:
     if isinstance(actual, str | bytes):
         try:
             actual = json.loads(actual)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read
             return False
     return _match(argument, actual, "any", bound)
 
