@@ -14,6 +14,8 @@ __all__ = [
     "MAX_FAN_OUT",
     "MAX_NESTING",
     "MAX_OVERSIZED_BYTES",
+    "MAX_REAL_RUN_SECONDS",
+    "MAX_REAL_SECONDS",
     "MAX_RETRIES",
     "MAX_SECONDS",
     "MAX_STEPS",
@@ -39,6 +41,12 @@ MAX_OVERSIZED_BYTES = 10_000_000
 
 MAX_SECONDS = 366 * 24 * 3600.0
 """Any latency or timeout: one (virtual) year."""
+
+MAX_REAL_SECONDS = 1.0
+"""Scenario files with ``clock: real``: any latency or timeout, in real seconds."""
+
+MAX_REAL_RUN_SECONDS = 10.0
+"""Scenario files with ``clock: real``: the whole run (every turn), in real seconds."""
 
 MAX_NESTING = 200
 """Agent runs nested inside one another (handoff inside handoff) in one run."""

@@ -89,8 +89,8 @@ def test_json_schema_accepts_single_and_list_forms() -> None:
     assert schema["$schema"].startswith("https://json-schema.org/")
     single = schema["$defs"]["Scenario"]
     assert set(single["properties"]) == {
-        "scenario", "description", "tags", "seed", "entry", "agents", "tools", "agent_types",
-        "agent_types_dir", "run", "expect", "matrix",
+        "scenario", "description", "tags", "seed", "clock", "entry", "agents", "tools",
+        "agent_types", "agent_types_dir", "run", "expect", "matrix",
         "session_store",
     }  # fmt: skip
     assert single["additionalProperties"] is False
@@ -144,6 +144,7 @@ NOT_A_SCHEMA_REASON = {
     "matrix_undefined_agent": "reference: the agent is not defined",
     "matrix_unset_also_given": "reference: the same key is set by the variant",
     "matrix_unset_not_set": "reference: the scenario does not set the key",
+    "real_clock_latency_too_long": "a bound that depends on another key (clock: real)",
     "subagent_cycle": "references: a cycle of sub-agents",
     "subagent_self_cycle": "references: a cycle of sub-agents",
     "subagent_undefined_agent": "reference: the agent is not defined",

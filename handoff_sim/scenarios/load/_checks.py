@@ -9,6 +9,7 @@ from dataclasses import fields as dataclass_fields
 from handoff_sim.events import EVENT_TYPES
 from handoff_sim.scenarios._errors import Problem
 from handoff_sim.scenarios.expect import expect_findings
+from handoff_sim.scenarios.load._clock_checks import real_clock_findings
 from handoff_sim.scenarios.load._style_checks import style_findings
 from handoff_sim.scenarios.load._yaml import FieldPath, SourceMap, dotted
 from handoff_sim.scenarios.schema import (
@@ -35,6 +36,7 @@ def check_scenario(
         *_references(spec),
         *_cycles(spec),
         *style_findings(spec),
+        *real_clock_findings(spec),
         *expect_findings(spec),
         *_matrix(spec),
     ]

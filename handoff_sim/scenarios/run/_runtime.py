@@ -6,6 +6,7 @@ import shutil
 import tempfile
 import weakref
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -17,6 +18,7 @@ from handoff_sim.scenarios.build import (
     build_type_models,
 )
 from handoff_sim.scenarios.expect import TurnSessions
+from handoff_sim.scenarios.run._realtime import RealTimeRun, real_time
 from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
 from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
 from handoff_sim.simulation import Simulation
@@ -57,7 +59,8 @@ class ScenarioRuntime(Protocol):
 
 
 class DefaultRuntime:
-    """Builds handoff_sim agents and runs every turn in one seeded Simulation (virtual time)."""
+    """Builds handoff_sim agents and runs every turn in one seeded Simulation (virtual time),
+    or on one real event loop for a ``clock: real`` scenario."""
 
     def __init__(self, model_factories: Sequence[ModelFactory] = ()) -> None:
         self.model_factories = tuple(model_factories)
@@ -85,10 +88,7 @@ class DefaultRuntime:
             return ScenarioRun(Trace(), [], exc, 0.0, [], {})
         outputs: list[str | None] = []
         error: BaseException | None = None
-        wall_clock = _may_read_wall_clock(spec)
-        with Simulation(
-            seed=scenario.seed, observers=tuple(observers), wall_clock=wall_clock
-        ) as sim:
+        with _clock(scenario, observers) as sim:
             sessions = TurnSessions()
             try:
                 for turn in spec.turns():
@@ -99,27 +99,30 @@ class DefaultRuntime:
                 error = exc
             elapsed = round(sim.now * 1000, 3)
             saved = [s for s in map(store.load, store.ids()) if s is not None]
-            _discard(store)
             return ScenarioRun(
                 sim.trace, outputs, error, elapsed, saved, dict(context.tool_runs or {})
             )
 
 
+def _clock(
+    scenario: LoadedScenario, observers: Sequence[object]
+) -> AbstractContextManager[Simulation | RealTimeRun]:
+    """Where the turns run: one Simulation (virtual time), or a real loop (``clock: real``)."""
+    if scenario.spec.clock == "real":
+        return real_time(scenario.seed, observers)
+    wall_clock = _may_read_wall_clock(scenario.spec)
+    return Simulation(seed=scenario.seed, observers=tuple(observers), wall_clock=wall_clock)
+
+
 def _session_store(spec: ScenarioSpec) -> SessionStore:
-    """In memory, or (``session_store: jsonl``) as files in a temporary directory, removed
-    once read back (or, if the agents could not be built, when the store is dropped)."""
+    """In memory, or (``session_store: jsonl``) as files in a temporary directory that is
+    removed once the store is dropped."""
     if spec.session_store != "jsonl":
         return InMemorySessionStore()
     directory = tempfile.mkdtemp(prefix="handoff-sim-sessions-")
     store = JsonlSessionStore(directory)
     weakref.finalize(store, shutil.rmtree, directory, True)
     return store
-
-
-def _discard(store: SessionStore) -> None:
-    """Remove a JSONL store's temporary directory once its sessions are read back."""
-    if isinstance(store, JsonlSessionStore):
-        shutil.rmtree(store.directory, ignore_errors=True)
 
 
 def _may_read_wall_clock(spec: ScenarioSpec) -> bool:

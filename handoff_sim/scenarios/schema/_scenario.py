@@ -404,6 +404,11 @@ class ScenarioSpec(_Strict):
     description: str = ""
     tags: list[TagName] = Field(default_factory=list)
     seed: int = Field(default=0, ge=0)
+    clock: Literal["virtual", "real"] = Field(
+        default="virtual",
+        description="real: the turns run Agent.arun on a real event loop (latencies and "
+        "timeouts at most 1s, the whole run at most 10s); virtual: in virtual time",
+    )
     session_store: Literal["memory", "jsonl"] = Field(
         default="memory",
         description="jsonl: sessions are saved as files by a JsonlSessionStore (in a temporary "
