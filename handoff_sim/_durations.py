@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from handoff_sim._limits import MAX_SECONDS
 
-__all__ = ["DURATION_PATTERN", "SPACE", "UNITS", "parse_duration", "shown"]
+__all__ = ["DURATION_PATTERN", "SPACE", "UNITS", "Written", "parse_duration", "shown", "written"]
 
 UNITS: dict[str, Decimal] = {
     "us": Decimal("0.000001"),
@@ -68,3 +68,21 @@ def parse_duration(value: object, *, maximum: float | None = MAX_SECONDS) -> flo
     if math.isinf(seconds):
         raise ValueError(f"invalid duration {shown(value)}: too large (must be finite)")
     return seconds
+
+
+class Written(str):
+    """A duration as a scenario file writes it (``11s``): shown as is, never quoted."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def written(seconds: float) -> Written:
+    """``seconds`` in the unit that reads best, in a form :func:`parse_duration` reads back:
+    ``250ms`` below a second, ``11s`` below two minutes, ``5m`` below two hours, then ``h``."""
+    for unit, size, below in (("ms", 0.001, 1), ("s", 1, 120), ("m", 60, 7200)):
+        if seconds < below:
+            return Written(f"{round(seconds / size, 6):g}{unit}")
+    return Written(f"{round(seconds / 3600, 6):g}h")

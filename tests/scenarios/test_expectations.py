@@ -113,7 +113,32 @@ def test_handoff_count_must_match() -> None:
 
 def test_elapsed_is_compared_in_virtual_time() -> None:
     mismatch = _only(_run(elapsed="2s"))
-    assert (mismatch.kind, mismatch.expected, mismatch.actual) == ("elapsed", "2000ms", "1000ms")
+    assert (mismatch.kind, mismatch.expected, mismatch.actual) == ("elapsed", "2s", "1s")
+    assert mismatch.format().endswith("expected: 2s\n    actual:   1s")
+
+
+def test_a_handoff_duration_differs_in_the_unit_it_was_written_in() -> None:
+    mismatch = _only(_run(handoffs=[{"tool": "delegate_review", "duration": 1.5}]))
+    assert 'expected: {"tool": "delegate_review", "duration": "1.5s"}' in mismatch.format()
+    assert '"duration": "1s"}' in mismatch.format()
+    assert "duration_ms" not in mismatch.format()
+    mismatch = _only(_run(handoffs=[{"tool": "delegate_review", "duration_ms": 250}]))
+    assert 'expected: {"tool": "delegate_review", "duration_ms": 250}' in mismatch.format()
+    assert '"duration_ms": 1000}' in mismatch.format()
+    assert '"duration"' not in mismatch.format()
+
+
+def test_a_handoff_count_mismatch_shows_durations_with_their_unit() -> None:
+    mismatch = _run(handoffs=[{"duration": "90s"}, {"duration": "2h"}]).mismatches[0]
+    assert '[{"duration": "90s"}, {"duration": "2h"}]' in mismatch.format()
+    assert '"duration": "1s"}]' in mismatch.format()
+
+
+def test_a_trace_pattern_time_in_seconds_is_shown_with_its_unit() -> None:
+    result = _run(trace=[{"type": "run_end", "t": 3}, {"type": "run_end", "t": "250ms"}])
+    text = render_failure(result)
+    assert '✗ 0: {"type": "run_end", "t": "3s"}' in text
+    assert '· 1: {"type": "run_end", "t": "250ms"}' in text
 
 
 def test_turn_expectations_point_at_their_turn() -> None:
