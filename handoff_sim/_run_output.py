@@ -70,6 +70,7 @@ class RunOutput:
             self._line("\n== failures ==")
             for report in self._failures:
                 self._line(f"\n{report}")
+            self._line("")
         self._line(summary)
 
     def _facts(self, result: ScenarioResult) -> str:

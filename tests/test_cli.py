@@ -77,7 +77,7 @@ def test_run_lists_every_scenario_before_the_failure_reports(
     ]
     reports = lines.index("== failures ==")
     assert f"{failing}:11: expect.output: output differs" in lines[reports:]
-    assert lines[-1] == "== 1 passed, 1 failed, 0 error(s) =="
+    assert lines[-2:] == ["", "== 1 passed, 1 failed, 0 error(s) =="]
 
 
 def test_run_quiet_and_verbose_do_not_go_together(capsys: pytest.CaptureFixture[str]) -> None:
