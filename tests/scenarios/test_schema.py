@@ -139,6 +139,8 @@ NOT_A_SCHEMA_REASON = {
     "duplicate_scenario_names": "uniqueness of a field across list items",
     "entry_undefined": "reference: the entry agent is not defined",
     "expect_bad_regex": "Python regular-expression syntax",
+    "expect_capture_twice": "captured values: a name captured twice",
+    "expect_ref_before_capture": "captured values: the order expectations are checked in",
     "expect_tool_runs_undefined": "reference: the tool is not defined",
     "matrix_duplicate_id": "uniqueness of a field across list items",
     "matrix_undefined_agent": "reference: the agent is not defined",
@@ -150,6 +152,7 @@ NOT_A_SCHEMA_REASON = {
     "subagent_undefined_agent": "reference: the agent is not defined",
     "subagent_undefined_shorthand": "reference: the agent is not defined",
     "tool_undefined": "reference: the tool is not defined",
+    "turn_session_ref_uncaptured": "captured values: no earlier turn captures the session",
     "yaml_bad_indentation": "YAML syntax: there is no document to check",
     "yaml_unclosed_flow": "YAML syntax: there is no document to check",
 }
