@@ -20,7 +20,7 @@ to get them without the entry point. Scenario dicts have the scenario-file shape
 ``fan_out`` and ``oversized_bytes`` knobs.
 
 Scenarios, scripts, policy blocks and adversarial blocks are one generator
-(``handoff_sim.fuzzing._generate``) fed by hypothesis' draws: each choice is a small
+(``handoff_sim.fuzzing.generate``) fed by hypothesis' draws: each choice is a small
 integer whose smallest value is the simpler case, so failures shrink to small trees.
 """
 
@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hypothesis import strategies as st
 
-from handoff_sim.fuzzing import _generate as gen
-from handoff_sim.fuzzing._generate import COLLIDING_NAMES, ScenarioOptions
+from handoff_sim.fuzzing import generate as gen
+from handoff_sim.fuzzing.generate import COLLIDING_NAMES, ScenarioOptions
 from handoff_sim.subagents import HandoffPolicy, SubAgent
 from handoff_sim.testing.adversarial import Behaviour
 
@@ -134,7 +134,7 @@ def policy_dicts(*, tools: Sequence[str] = ()) -> st.SearchStrategy[dict[str, An
 
 @cache
 def _policy_dicts(pool: tuple[str, ...]) -> st.SearchStrategy[dict[str, Any]]:
-    return _generated(lambda choices: gen.policy_dict(choices, pool))
+    return _generated(lambda choices: gen.policy_block(choices, pool))
 
 
 def policies(*, tools: Sequence[str] = ()) -> st.SearchStrategy[HandoffPolicy]:

@@ -1,17 +1,25 @@
-"""The search loop shared by the CLI and the pytest helper: hypothesis draws, we run and check."""
+"""The hypothesis search of ``fuzz_policy`` and the ``handoff_fuzz`` fixture: it draws, we check.
+
+It runs as a ``@given`` test would under the active settings profile: its
+``max_examples``, ``derandomize``, database, phases and verbosity, pytest's
+``--hypothesis-seed`` and ``--hypothesis-profile``. (``handoff-sim fuzz`` draws its
+cases from a seeded generator instead: see ``_seeded``.)
+"""
 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky
 
 from handoff_sim.fuzzing._case import check_case
@@ -21,9 +29,11 @@ from handoff_sim.fuzzing._stats import FuzzStats
 
 __all__ = [
     "FuzzStats",
+    "KeyedDatabase",
     "ShrinkBudget",
     "StopShrinking",
     "fuzz_settings",
+    "profile_settings",
     "search",
     "with_policy",
 ]
@@ -35,7 +45,7 @@ SHRINK_SECONDS = 3.0
 
 
 def fuzz_settings(examples: int) -> settings:
-    """Settings for one search: no database, no deadline, shrink on failure, quiet."""
+    """Settings for a search outside any profile: no database, no deadline, quiet."""
     return settings(
         max_examples=examples,
         deadline=None,
@@ -46,6 +56,54 @@ def fuzz_settings(examples: int) -> settings:
         verbosity=Verbosity.quiet,
         print_blob=False,
     )
+
+
+def profile_settings(examples: int | None, database_key: str | None) -> settings:
+    """The active profile's settings, with what a fuzz search cannot use switched off.
+
+    ``examples`` (when given) replaces ``max_examples``. Off: the deadline (a case is
+    a whole simulated run), health checks (generated trees are large and slowish by
+    design) and the ``@reproduce_failure`` blob (it would name our inner test; the
+    failure's own message holds the reproducers). The example database is kept, its
+    keys prefixed with ``database_key`` so that each policy keeps its own examples.
+    """
+    active = settings()  # the active profile, as a @given test without settings sees it
+    database = active.database
+    if database is not None and database_key is not None:
+        database = KeyedDatabase(database, database_key)
+    return settings(
+        active,
+        max_examples=examples if examples is not None else active.max_examples,
+        deadline=None,
+        database=database,
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
+
+
+class KeyedDatabase(ExampleDatabase):
+    """Another database seen through a key prefix: one inner test, many fuzzed policies."""
+
+    def __init__(self, inner: ExampleDatabase, key: str) -> None:
+        super().__init__()
+        self.inner = inner
+        self.prefix = hashlib.sha256(key.encode()).hexdigest()[:16].encode() + b"."
+
+    def __repr__(self) -> str:
+        return f"KeyedDatabase({self.inner!r}, prefix={self.prefix!r})"
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.inner.save(self.prefix + key, value)
+
+    def fetch(self, key: bytes) -> Iterable[bytes]:
+        return self.inner.fetch(self.prefix + key)
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        self.inner.delete(self.prefix + key, value)
+
+    def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+        self.inner.move(self.prefix + src, self.prefix + dest, value)
 
 
 class StopShrinking(BaseException):
@@ -80,21 +138,23 @@ class ShrinkBudget:
 def search(
     strategy: st.SearchStrategy[dict[str, Any]],
     *,
-    examples: int,
-    seed: int,
+    examples: int | None,
+    seed: int | None,
     stats: FuzzStats,
     fault: str | None = None,
+    database_key: str | None = None,
     shrink_budget: int = SHRINK_BUDGET,
 ) -> FuzzFailure | None:
-    """Run up to ``examples`` generated cases; the (shrunk) failure if an invariant broke.
+    """Run generated cases as the active profile says; the (shrunk) failure if one broke.
 
-    Shrinking stops after ``shrink_budget`` runs or ``SHRINK_SECONDS``; the
-    smallest failing case found by then is returned.
+    ``seed`` fixes the search's random seed (else hypothesis chooses, as for any
+    ``@given`` test). Shrinking stops after ``shrink_budget`` runs or
+    ``SHRINK_SECONDS``; the smallest failing case found by then is returned.
     """
     make_fault = FAULTS[fault] if fault is not None else None
     shrink = ShrinkBudget(shrink_budget)
 
-    @fuzz_settings(examples)
+    @profile_settings(examples, database_key)
     @given(case=strategy)
     def body(case: dict[str, Any]) -> None:
         shrink.spend()
@@ -106,7 +166,7 @@ def search(
             raise failure
 
     try:
-        hypothesis_seed(seed)(body)()
+        (body if seed is None else hypothesis_seed(seed)(body))()
     except FuzzFailure as failure:
         return failure
     except (StopShrinking, Flaky):
@@ -119,9 +179,12 @@ def search(
 
 
 def with_policy(case: Mapping[str, Any], policy: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of ``case`` where every agent that mounts sub-agents uses ``policy``."""
-    changed = copy.deepcopy(dict(case))
-    for agent in changed["agents"].values():
-        if agent.get("subagents"):
-            agent["policy"] = copy.deepcopy(dict(policy))
-    return changed
+    """A copy of ``case`` where every agent that mounts sub-agents uses ``policy``.
+
+    Only what changes is copied: the agents mapping, each changed agent and its policy.
+    """
+    agents = {
+        name: {**agent, "policy": copy.deepcopy(dict(policy))} if agent.get("subagents") else agent
+        for name, agent in case["agents"].items()
+    }
+    return {**case, "agents": agents}

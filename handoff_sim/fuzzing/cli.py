@@ -12,14 +12,17 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from handoff_sim.fuzzing._case import case_of, check_case
 from handoff_sim.fuzzing._faults import FAULTS, Fault
-from handoff_sim.fuzzing._generate import ScenarioOptions
 from handoff_sim.fuzzing._repro import FuzzFailure, write_reproducer
 from handoff_sim.fuzzing._seeded import seeded_search
 from handoff_sim.fuzzing._stats import CHECKS_PER_RUN, FuzzStats
+from handoff_sim.fuzzing.generate import ScenarioOptions
+
+if TYPE_CHECKING:
+    from handoff_sim.scenarios import LoadedScenario
 
 __all__ = ["DEFAULT_EXAMPLES", "build_parser", "main"]
 
@@ -114,9 +117,11 @@ class _Session:
         from handoff_sim.scenarios import ScenarioError
 
         for folder in folders:
-            for case in self._load(folder):
+            for case, source in self._load(folder):
                 try:
-                    result = check_case(case, fault=_fault(self.options.inject_fault))
+                    result = check_case(
+                        case, fault=_fault(self.options.inject_fault), source=source
+                    )
                 except ScenarioError as exc:  # e.g. a model kind only a plugin builds
                     self.scenario_notes.append(f"not fuzzed: {exc}")
                     continue
@@ -124,7 +129,7 @@ class _Session:
                 if result.violations:
                     self.fail(FuzzFailure(case, result.violations, self.options.inject_fault))
 
-    def _load(self, folder: str) -> list[dict[str, Any]]:
+    def _load(self, folder: str) -> list[tuple[dict[str, Any], LoadedScenario]]:
         from handoff_sim.scenarios import ScenarioError, load_path
 
         try:
@@ -132,7 +137,7 @@ class _Session:
         except ScenarioError as exc:
             self.scenario_notes.append(f"{folder}: not loaded: {exc}")
             return []
-        return [case_of(s) for s in loaded]
+        return [(case_of(s), s) for s in loaded]
 
 
 def _fault(name: str | None) -> Callable[[], Fault] | None:

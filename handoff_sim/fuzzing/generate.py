@@ -1,5 +1,10 @@
 """Scenario dicts generated from a stream of small choices, whatever makes the choices.
 
+    from handoff_sim.fuzzing.generate import RandomChoices, ScenarioOptions, scenario
+
+    case = scenario(RandomChoices(seed=7), ScenarioOptions(max_depth=2))
+
+
 One description of what a generated case looks like serves two sources of choices:
 hypothesis (``handoff_sim.strategies`` wraps its ``draw``; shrinking and the example
 database work as for any strategy) and a seeded ``random.Random``, which
@@ -23,13 +28,15 @@ from handoff_sim.testing.adversarial import ALL_BEHAVIOURS, DEFAULT_BEHAVIOURS, 
 
 __all__ = [
     "COLLIDING_NAMES",
+    "LATENCIES",
     "Choices",
     "RandomChoices",
     "ReplayChoices",
     "ScenarioOptions",
     "adversarial_spec",
+    "agent_names",
     "behaviour_pool",
-    "policy_dict",
+    "policy_block",
     "scenario",
     "script",
 ]
@@ -169,7 +176,7 @@ class ScenarioOptions:
             )
 
 
-def policy_dict(choices: Choices, pool: tuple[str, ...]) -> dict[str, Any]:
+def policy_block(choices: Choices, pool: tuple[str, ...]) -> dict[str, Any]:
     """A policy block in the scenario-file shape; ``pool`` feeds allowed/denied lists."""
     policy: dict[str, Any] = {}
     if boolean(choices):
@@ -376,7 +383,7 @@ def _agent(
     if mounts:
         agent["subagents"] = mounts
         if boolean(choices):
-            agent["policy"] = policy_dict(choices, tuple(sorted({*offered, "other_tool"})))
+            agent["policy"] = policy_block(choices, tuple(sorted({*offered, "other_tool"})))
     if boolean(choices):
         agent["parallel_tool_calls"] = True
     agent["max_steps"] = choices.integer(2, 8)

@@ -6,12 +6,14 @@
 
 In pytest the ``handoff_fuzz`` fixture of the ``pytest_handoff`` plugin hands out a
 :class:`PolicyFuzzer`. A violation raises :class:`~handoff_sim.fuzzing.FuzzFailure`,
-whose message holds the shrunk case as a Python and a YAML reproducer. hypothesis is
-imported when a fuzz runs, not when this module is.
+whose message holds the shrunk case as a Python and a YAML reproducer. The search is
+a hypothesis test: the active settings profile, ``--hypothesis-seed`` and the example
+database apply. hypothesis is imported when a fuzz runs, not when this module is.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -24,9 +26,7 @@ if TYPE_CHECKING:
 
     from handoff_sim.fuzzing._engine import FuzzStats
 
-__all__ = ["DEFAULT_FUZZ_EXAMPLES", "PolicyFuzzer", "fuzz_policy", "policy_dict"]
-
-DEFAULT_FUZZ_EXAMPLES = 50
+__all__ = ["PolicyFuzzer", "fuzz_policy", "policy_dict"]
 
 
 def policy_dict(policy: HandoffPolicy | Mapping[str, Any]) -> dict[str, Any]:
@@ -50,13 +50,22 @@ def policy_dict(policy: HandoffPolicy | Mapping[str, Any]) -> dict[str, Any]:
 def fuzz_policy(
     policy: HandoffPolicy | Mapping[str, Any],
     *,
-    examples: int = DEFAULT_FUZZ_EXAMPLES,
+    examples: int | None = None,
     seed: int | None = None,
     max_depth: int = 2,
     max_breadth: int = 2,
     models: Sequence[str] = ("adversarial", "script"),
+    fault: str | None = None,
 ) -> FuzzStats:
-    """Run generated agent trees under ``policy``; raise FuzzFailure on any violation."""
+    """Run generated agent trees under ``policy``; raise FuzzFailure on any violation.
+
+    It runs as a hypothesis test under the active settings profile: ``examples``
+    defaults to its ``max_examples``; without ``seed`` the examples are hypothesis'
+    choice (random, ``--hypothesis-seed``, or fixed when the profile derandomizes);
+    failures are saved to and replayed from the profile's example database, under a
+    key made of the policy and these options. ``fault`` names a test-only fault of
+    ``handoff_sim.fuzzing.FAULTS``.
+    """
     from handoff_sim import strategies as hs
     from handoff_sim.fuzzing._engine import FuzzStats, search, with_policy
 
@@ -64,12 +73,15 @@ def fuzz_policy(
     strategy = hs.scenarios(max_depth=max_depth, max_breadth=max_breadth, models=models).map(
         lambda case: with_policy(case, block)
     )
+    key = {"policy": block, "shape": [max_depth, max_breadth, list(models)], "fault": fault}
     stats = FuzzStats()
     failure = search(
         strategy,
         examples=examples,
-        seed=random.Random(seed).getrandbits(32) if seed is not None else 0,
+        seed=random.Random(seed).getrandbits(32) if seed is not None else None,
         stats=stats,
+        fault=fault,
+        database_key=json.dumps(key, sort_keys=True, default=str),
     )
     if failure is not None:
         raise failure
@@ -77,9 +89,13 @@ def fuzz_policy(
 
 
 class PolicyFuzzer:
-    """What the ``handoff_fuzz`` fixture gives a test: :meth:`check` a policy."""
+    """What the ``handoff_fuzz`` fixture gives a test: :meth:`check` a policy.
 
-    def __init__(self, *, examples: int = DEFAULT_FUZZ_EXAMPLES, seed: int | None = 0) -> None:
+    ``examples`` and ``seed`` default to ``None``: the active hypothesis profile and
+    hypothesis' own seeding decide, as for a ``@given`` test.
+    """
+
+    def __init__(self, *, examples: int | None = None, seed: int | None = None) -> None:
         self.examples = examples
         self.seed = seed
 
@@ -91,7 +107,8 @@ class PolicyFuzzer:
         **options: Any,
     ) -> FuzzStats:
         """Fuzz ``policy`` (see :func:`fuzz_policy` for ``options``); fail on a violation."""
-        return fuzz_policy(policy, examples=examples or self.examples, seed=self.seed, **options)
+        options.setdefault("seed", self.seed)
+        return fuzz_policy(policy, examples=examples or self.examples, **options)
 
     def strategy(self, **options: Any) -> st.SearchStrategy[dict[str, Any]]:
         """Generated scenario dicts, for tests that drive ``@given`` themselves."""
