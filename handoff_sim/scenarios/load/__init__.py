@@ -4,8 +4,14 @@ A file becomes :class:`LoadedScenario` values, or a ``ScenarioFileError`` whose 
 read ``path:line:col: field.path: message``.
 """
 
-from handoff_sim.scenarios.load._agent_types import AgentTypes, resolve_agent_types
+from handoff_sim.scenarios.load._agent_types import (
+    AgentTypes,
+    LoadFailure,
+    load_agent_types,
+    resolve_agent_types,
+)
 from handoff_sim.scenarios.load._discovery import SUFFIXES, Discovery, discover
+from handoff_sim.scenarios.load._input_types import resolve_input_type
 from handoff_sim.scenarios.load._loader import (
     LoadedScenario,
     load_dict,
@@ -20,15 +26,18 @@ __all__ = [
     "AgentTypes",
     "Discovery",
     "FieldPath",
+    "LoadFailure",
     "LoadedScenario",
     "ParsedYaml",
     "SourceMap",
     "discover",
     "dotted",
+    "load_agent_types",
     "load_dict",
     "load_file",
     "load_path",
     "load_text",
     "parse_yaml",
     "resolve_agent_types",
+    "resolve_input_type",
 ]
