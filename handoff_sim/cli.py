@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ exit codes:
   2    a file, a plugin or the command line is wrong; each problem is a line on
        stderr: path:line:col: field: message
   5    nothing to do: no scenario file found, or -k matched no scenario
-  130  interrupted (Ctrl-C)
+  130  interrupted (Ctrl-C), or the output was closed (handoff-sim run ... | head)
 handoff-sim check: 1 when a trace breaks an invariant or its expect block, 5 when
 the file holds no span.
 handoff-sim fuzz has its own exit codes: see handoff-sim fuzz --help.
@@ -178,6 +179,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("handoff-sim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away: stop quietly, as `cat | head` does
+        _silence_stdout()
+        return EXIT_INTERRUPTED
+
+
+def _silence_stdout() -> None:
+    """Point stdout at the null device, so flushing it at exit cannot fail again."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file behind stdout (a test's capture)
+        pass
 
 
 def _dispatch(args_list: list[str]) -> int:

@@ -209,6 +209,22 @@ def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
     assert module.returncode == 0
 
 
+def test_a_closed_output_stops_the_run_quietly_with_exit_130() -> None:
+    """``handoff-sim run -v scenarios/ | head`` ends without a traceback."""
+    script = Path(sys.executable).with_name("handoff-sim")
+    if not script.exists():
+        pytest.skip("the handoff-sim console script is not installed in this environment")
+    process = subprocess.Popen(
+        [str(script), "run", "-v", str(BUNDLED)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline().startswith(b"PASS ")
+    process.stdout.close()  # far more than a pipe buffer is still to come
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130
+    assert err == b""
+
+
 # -- the command line itself: version, help, exit codes, plugins (issue 9, items 14 and 16) --
 
 COMMANDS = ["run", "validate", "schema", "render", "fuzz"]
