@@ -47,7 +47,7 @@ class PythonFilter:
         """The filtered call; InputFilterError naming the tool and agent when the filter fails."""
         try:
             result = self.function(call)
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:  # a filter calling sys.exit() must not end the run
             raise InputFilterError(
                 f"input filter {self.reference} raised on tool '{call.name}' of agent "
                 f"'{_agent()}': {describe_error(exc)}"
@@ -55,6 +55,9 @@ class PythonFilter:
         if result is None or (isinstance(result, ToolCall) and isinstance(result.arguments, str)):
             return result
         got = type(result).__name__
+        if inspect.iscoroutine(result):  # never awaited: closed, so nothing warns about it later
+            result.close()
+            got = "a coroutine (an input filter is not awaited)"
         if isinstance(result, ToolCall):
             got = f"a ToolCall whose arguments are {type(result.arguments).__name__}, not text"
         raise InputFilterError(

@@ -215,22 +215,27 @@ class _BatchRecord:
         )
         return record
 
+    def _read(
+        self, answer: asyncio.Future[Decisions]
+    ) -> tuple[dict[str, ConfirmationDecision], str | None]:
+        """Each request's decision, and the error when there was no usable answer."""
+        if answer.cancelled():
+            return {r.call_id: "cancelled" for r in self.requests}, None
+        try:
+            exc = answer.exception()
+            if exc is None:
+                given = answer.result()
+                return {
+                    r.call_id: "approved" if given.get(r.call_id) is True else "refused"
+                    for r in self.requests
+                }, None
+        except Exception as raised:  # a mapping whose lookup raises
+            exc = raised
+        return {r.call_id: "error" for r in self.requests}, describe_error(exc)
+
     def decided(self, answer: asyncio.Future[Decisions]) -> None:
         """One ``confirmation_decision`` per request, from how the question ended."""
-        error: str | None = None
-        if answer.cancelled():
-            decisions: dict[str, ConfirmationDecision] = {
-                r.call_id: "cancelled" for r in self.requests
-            }
-        elif (exc := answer.exception()) is not None:
-            error = describe_error(exc)
-            decisions = {r.call_id: "error" for r in self.requests}
-        else:
-            given = answer.result()
-            decisions = {
-                r.call_id: "approved" if given.get(r.call_id) is True else "refused"
-                for r in self.requests
-            }
+        decisions, error = self._read(answer)
         for request in self.requests:
             self.env.publish(
                 ConfirmationDecisionEvent(
