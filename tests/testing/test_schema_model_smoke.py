@@ -18,6 +18,7 @@ import pytest
 from handoff_sim import Agent, Simulation
 from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.events import HandoffStartEvent
+from handoff_sim.scenarios import ScenarioError
 from handoff_sim.scenarios.build import (
     BuildContext,
     build_entry_agent,
@@ -79,10 +80,13 @@ def test_the_openai_agents_example_tree_runs_on_the_schema_model() -> None:
 
 
 def _trees() -> Iterator[LoadedScenario]:
+    """Every bundled scenario that loads (a file that does not is the loader tests' failure)."""
     for path in SCENARIO_FILES:
-        for scenario in load_file(path):
-            if scenario.load_error is None:
-                yield scenario
+        try:
+            loaded = load_file(path)
+        except ScenarioError:
+            continue
+        yield from (s for s in loaded if s.load_error is None)
 
 
 def _build(scenario: LoadedScenario) -> Agent | None:
