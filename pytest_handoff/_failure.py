@@ -76,7 +76,12 @@ def crash_message(outcome: Outcome) -> tuple[int, str]:
             reason += f" (expected {expected}, actual {actual})"
     if more:
         reason += f"; {more} more failed expectation{'s' if more > 1 else ''}"
-    return first.line or scenario.line, reason
+    return first.line or scenario.line, _one_line(reason)
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line: a name from the file may hold a line break."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def failure_repr(item: pytest.Item, error: BaseException, line: int) -> ExceptionChainRepr:
