@@ -12,6 +12,7 @@ from handoff_sim.models import ModelClient
 from handoff_sim.scenarios.build._context import BuildContext
 from handoff_sim.scenarios.build._styles import dispatcher_agent, dispatcher_mount
 from handoff_sim.scenarios.build._tools import CatchAllExecutor, fake_tool
+from handoff_sim.scenarios.load import resolve_input_type
 from handoff_sim.scenarios.schema import (
     DispatcherMountSpec,
     PolicyBlock,
@@ -72,7 +73,7 @@ def _agent(
         (
             dispatcher_mount(entry.dispatcher, agent_spec, models[name], tools, ctx)
             if isinstance(entry, DispatcherMountSpec)
-            else _mount(entry, build)
+            else _mount(entry, build, ctx)
         )
         for _, entry in agent_spec.entries()
     ]
@@ -92,7 +93,7 @@ def _agent(
     )
 
 
-def _mount(mount: SubAgentSpec, build: Callable[[str], Agent]) -> SubAgent:
+def _mount(mount: SubAgentSpec, build: Callable[[str], Agent], ctx: BuildContext) -> SubAgent:
     name = mount.name if mount.name is not None else mount.agent
     if mount.style == "flink":
         return FlinkSubAgent(
@@ -100,6 +101,7 @@ def _mount(mount: SubAgentSpec, build: Callable[[str], Agent]) -> SubAgent:
             mount.description,
             build(mount.agent),
             input_schema=mount.input_schema,
+            input_type=_input_type(mount, ctx),
             session_mode=SessionMode(mount.session_mode),
         )
     return SubAgent(
@@ -110,6 +112,18 @@ def _mount(mount: SubAgentSpec, build: Callable[[str], Agent]) -> SubAgent:
         session_mode=SessionMode(mount.session_mode),
         session_scope=mount.session_scope,
     )
+
+
+def _input_type(mount: SubAgentSpec, ctx: BuildContext) -> object:
+    """The Flink mount's ``input_type``: resolved when its file loaded, else (a bare spec)
+    imported now from ``sys.path``."""
+    reference = mount.input_type
+    if reference is None:
+        return None
+    scenario = ctx.scenario
+    if scenario is not None and reference in scenario.input_types:
+        return scenario.input_types[reference]
+    return resolve_input_type(reference)
 
 
 def build_policy(

@@ -18,6 +18,7 @@ from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileEr
 from handoff_sim.scenarios.load._agent_types import AgentTypes, LoadFailure, load_agent_types
 from handoff_sim.scenarios.load._checks import check_scenario, locate
 from handoff_sim.scenarios.load._discovery import discover
+from handoff_sim.scenarios.load._input_types import InputTypes, load_input_types
 from handoff_sim.scenarios.load._style_checks import Finding
 from handoff_sim.scenarios.load._validate import validation_problems
 from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
@@ -32,9 +33,10 @@ SUFFIXES = (".yaml", ".yml")
 class LoadedScenario:
     """One runnable scenario, after matrix expansion, with the way back to its source lines.
 
-    ``load_error`` is an error raised while loading what the scenario refers to (its
-    agent definition files, say) that the scenario expects: running it yields that error.
-    ``load_error_field`` is the key that names that material (``agent_types_dir``).
+    ``agent_types`` and ``input_types`` (Flink input types by import path) are what the
+    scenario refers to, loaded. ``load_error`` is an error raised while loading them (a
+    malformed agent definition file, say) that the scenario expects: running it yields
+    that error. ``load_error_field`` is the key naming that material (``agent_types_dir``).
     """
 
     name: str
@@ -49,6 +51,7 @@ class LoadedScenario:
     variant_index: int | None = field(default=None, repr=False)
     variant_spec: VariantSpec | None = field(default=None, repr=False)
     agent_types: AgentTypes = field(default_factory=dict, repr=False)
+    input_types: InputTypes = field(default_factory=dict, repr=False)
     load_error: ConfigurationError | None = field(default=None, repr=False)
     load_error_field: str = field(default="", repr=False)
 
@@ -227,8 +230,9 @@ def _load(parsed: ParsedYaml, path: Path) -> list[LoadedScenario]:
     loaded: list[LoadedScenario] = []
     for prefix, spec in specs:
         found, findings, failures = load_agent_types(spec, path.parent)
-        scenarios = _expand(spec, path, source, prefix, found)
-        deferred, unexpected = _defer(scenarios, failures)
+        input_types, type_failures = load_input_types(spec, path)
+        scenarios = _expand(spec, path, source, prefix, found, input_types)
+        deferred, unexpected = _defer(scenarios, [*failures, *type_failures])
         problems += locate([*findings, *unexpected], source, prefix, label)
         loaded += deferred
     if problems:
@@ -304,7 +308,12 @@ def _check_unique_names(
 
 
 def _expand(
-    spec: ScenarioSpec, path: Path, source: SourceMap, prefix: FieldPath, types: AgentTypes
+    spec: ScenarioSpec,
+    path: Path,
+    source: SourceMap,
+    prefix: FieldPath,
+    types: AgentTypes,
+    input_types: InputTypes,
 ) -> list[LoadedScenario]:
     line = source.position((*prefix, "scenario"))[0]
     variants: list[tuple[int | None, VariantSpec | None]] = list(enumerate(spec.matrix or ()))
@@ -324,6 +333,7 @@ def _expand(
             variant_index=index,
             variant_spec=variant,
             agent_types=types,
+            input_types=input_types,
         )
         for index, variant in variants
     ]

@@ -49,8 +49,9 @@ def _mount_findings(spec: ScenarioSpec, agent: AgentSpec, at: FieldPath) -> Iter
             )
         if mount.style == "flink" and "session_scope" in given:
             yield (*where, "session_scope"), "a style flink sub-agent takes no session_scope"
-        if mount.style != "flink" and "input_schema" in given:
-            yield (*where, "input_schema"), "input_schema needs 'style: flink' on this sub-agent"
+        for key in ("input_schema", "input_type"):
+            if mount.style != "flink" and key in given:
+                yield (*where, key), f"{key} needs 'style: flink' on this sub-agent"
 
 
 def _dispatcher_agent_findings(agent: AgentSpec, at: FieldPath) -> Iterator[Finding]:

@@ -34,6 +34,7 @@ from handoff_sim.scenarios.schema._types import Duration
 from handoff_sim.scenarios.schema._types import Tag as TagName
 
 __all__ = [
+    "IMPORT_PATTERN",
     "NAME_PATTERN",
     "AdversarialSpec",
     "AgentSpec",
@@ -57,6 +58,9 @@ __all__ = [
 ]
 
 NAME_PATTERN = r"^[A-Za-z0-9_.-]+$"
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+IMPORT_PATTERN = rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*:{_IDENTIFIER}(\.{_IDENTIFIER})*$"
+"""``package.module:Name`` (the name may be dotted: ``module:Outer.Inner``)."""
 ExceptionName = Literal[
     "RuntimeError",
     "ValueError",
@@ -94,7 +98,7 @@ _RETURNS_OR_RAISES: JsonDict = {"not": {"allOf": [{"required": ["returns"]}, _se
 _STYLE_KEYS: JsonDict = {
     "if": {"required": ["style"], "properties": {"style": {"const": "flink"}}},
     "then": {"not": {"anyOf": _given("tool_name", "session_scope")}},
-    "else": {"not": {"required": ["input_schema"]}},
+    "else": {"not": {"anyOf": _given("input_schema", "input_type")}},
 }
 _DISPATCHER_ALONE: JsonDict = {
     "if": _set("dispatcher"),
@@ -281,6 +285,12 @@ class SubAgentSpec(_Strict):
     input_schema: dict[str, Any] | str | None = Field(
         default=None,
         description="style flink: the callable's JSON-schema parameters (or JSON text)",
+    )
+    input_type: str | None = Field(
+        default=None,
+        pattern=IMPORT_PATTERN,
+        description="style flink: package.module:Name, a type whose JSON Schema gives the "
+        "parameters (imported when the file loads; an explicit input_schema wins)",
     )
     session_mode: Literal["new_session", "reuse_session"] = "new_session"
     session_scope: Literal["agent", "parent_session"] = "agent"
