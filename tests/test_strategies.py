@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from handoff_sim import Agent, HandoffPolicy, normalize_tool_name
+from handoff_sim import Agent, HandoffPolicy, SubAgent, normalize_tool_name
 from handoff_sim import strategies as hs
 from handoff_sim.fuzzing import ADVERSARIAL_KNOBS
 from handoff_sim.scenarios import ScenarioSpec
@@ -172,3 +172,69 @@ def test_t6_from_type_works_whichever_package_is_imported_first(first: str) -> N
 def test_importing_hypothesis_does_not_import_the_runtime() -> None:
     code = "import sys, hypothesis; assert 'handoff_sim' not in sys.modules, 'runtime imported'"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+_TYPES = (
+    "from handoff_sim import Agent, SubAgent\n"
+    "from handoff_sim.scenarios import ScenarioSpec\n"
+    "for kind in (SubAgent, Agent, ScenarioSpec):\n"
+    "    drawn = [st.from_type(kind).example() for _ in range(2)]\n"
+    "    assert all(isinstance(x, kind) for x in drawn), drawn\n"
+)
+
+
+@pytest.mark.parametrize("first", ["hypothesis", "handoff_sim"])
+def test_from_type_draws_sub_agents_agent_trees_and_scenarios(first: str) -> None:
+    """Registered by the entry point as each type's module loads, in either import order."""
+    code = (
+        f"import {first}\n"
+        "import sys\n"
+        "from hypothesis import strategies as st\n"
+        "assert 'handoff_sim.strategies' not in sys.modules\n"
+        f"{_TYPES}"
+        "assert 'handoff_sim.strategies' in sys.modules, 'the registered strategy was not used'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+@FAST
+@given(mount=st.from_type(SubAgent))
+def test_from_type_sub_agent_mounts_a_built_agent_tree(mount: SubAgent) -> None:
+    assert isinstance(mount.agent, Agent)
+    assert re.fullmatch(r"[A-Za-z0-9_-]{1,64}", mount.tool_name)
+
+
+@FAST
+@given(spec=st.from_type(ScenarioSpec))
+def test_from_type_scenario_spec_is_a_validated_scenario(spec: ScenarioSpec) -> None:
+    assert spec.entry_agent in spec.agents
+    assert spec.turns()
+
+
+def test_the_handoff_ci_profile_is_registered_when_hypothesis_loads() -> None:
+    ci = settings.get_profile("handoff-ci")  # this process imported hypothesis: the hook ran
+
+    assert ci.derandomize
+    assert ci.database is None
+    assert ci.deadline is None
+    assert ci.print_blob
+
+
+def test_pytest_chooses_the_handoff_ci_profile_by_name(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_profile="""
+        from hypothesis import settings
+
+        def test_profile_is_loaded():
+            assert settings.get_current_profile_name() == "handoff-ci"
+            assert settings.default.derandomize
+        """
+    )
+    before = settings.get_current_profile_name()
+    try:
+        result = pytester.runpytest_inprocess(
+            "-p", "no:cacheprovider", "--hypothesis-profile=handoff-ci"
+        )
+    finally:
+        settings.load_profile(before)
+    result.assert_outcomes(passed=1)
