@@ -183,8 +183,8 @@ class _Mapper:
         if starts is not None:
             self.point(starts[0], start_at, ctx.lo, attrs.get(SEQ_START), starts[1])
         if role == "run":
-            for kind, event, asked in fields.confirmations():
-                self.point(kind, *_at(event, start_at, ctx), _seq(event), asked)
+            for kind, marked, asked in fields.confirmations():
+                self.point(kind, *_at(marked, start_at, ctx), _seq(marked), asked)
         if handoff is not None:
             event = _event(span, EVENT_HANDOFF_START)
             self.point("handoff_start", *_at(event, start_at, ctx), _seq(event), handoff)
