@@ -103,7 +103,10 @@ class Choices(Protocol):
 
 
 class RandomChoices:
-    """Choices from a seeded ``random.Random``; every choice made is kept in :attr:`made`."""
+    """Choices from a seeded ``random.Random``, uniform in each range.
+
+    Every choice made is kept in :attr:`made`, to replay or shrink the case.
+    """
 
     def __init__(self, seed: int) -> None:
         self._random = random.Random(seed).random
@@ -150,10 +153,30 @@ def pick(choices: Choices, pool: Sequence[T]) -> T:
     return pool[choices.integer(0, len(pool) - 1)]
 
 
+def small(choices: Choices, low: int, high: int) -> int:
+    """A number in ``[low, high]``, ``low`` a third of the time or more (knobs of a case).
+
+    Hypothesis favours small numbers by itself; this gives a random source the same
+    leaning, so both make cases of a like weight.
+    """
+    return low if choices.integer(0, 2) == 0 else choices.integer(low, high)
+
+
+def size(choices: Choices, least: int, most: int) -> int:
+    """How many items: ``least``, and one more for each "yes" in a row, up to ``most``.
+
+    Short lists are the common case, as in hypothesis' own lists.
+    """
+    count = least
+    while count < most and boolean(choices):
+        count += 1
+    return count
+
+
 def distinct(choices: Choices, pool: Sequence[T], least: int, most: int) -> list[T]:
     """Between ``least`` and ``most`` distinct elements of ``pool``, in the order picked."""
     left = list(pool)
-    count = choices.integer(min(least, len(left)), min(most, len(left)))
+    count = size(choices, min(least, len(left)), min(most, len(left)))
     return [left.pop(choices.integer(0, len(left) - 1)) for _ in range(count)]
 
 
@@ -222,8 +245,8 @@ def adversarial_spec(choices: Choices, pool: tuple[Behaviour, ...]) -> dict[str,
         "adversarial": {
             "seed": choices.integer(0, _SEEDS),
             "behaviours": [b.value for b in distinct(choices, pool, 1, 4)],
-            "max_turns": choices.integer(1, 3),
-            "fan_out": choices.integer(1, 12),
+            "max_turns": small(choices, 1, 3),
+            "fan_out": small(choices, 1, 12),
             "oversized_bytes": pick(choices, _OVERSIZED),
         }
     }
@@ -245,7 +268,7 @@ def _call(choices: Choices, tools: Sequence[str]) -> dict[str, Any]:
 
 def _tool_step(choices: Choices, tools: Sequence[str]) -> dict[str, Any]:
     step: dict[str, Any] = {
-        "tool_calls": [_call(choices, tools) for _ in range(choices.integer(1, 3))]
+        "tool_calls": [_call(choices, tools) for _ in range(size(choices, 1, 3))]
     }
     if boolean(choices):
         step["latency"] = pick(choices, LATENCIES)
@@ -271,8 +294,8 @@ def script(
 ) -> list[dict[str, Any] | str]:
     """Script steps for one agent: per run, a few tool-call turns then a final answer."""
     steps: list[dict[str, Any] | str] = []
-    for _ in range(choices.integer(1, max_runs)):
-        for _ in range(choices.integer(0, max_tool_turns)):
+    for _ in range(size(choices, 1, max_runs)):
+        for _ in range(size(choices, 0, max_tool_turns)):
             steps.append(_tool_step(choices, tools))
         steps.append(_final_step(choices))
     return steps
@@ -386,7 +409,7 @@ def _agent(
             agent["policy"] = policy_block(choices, tuple(sorted({*offered, "other_tool"})))
     if boolean(choices):
         agent["parallel_tool_calls"] = True
-    agent["max_steps"] = choices.integer(2, 8)
+    agent["max_steps"] = small(choices, 2, 8)
     return agent
 
 
@@ -408,5 +431,5 @@ def scenario(choices: Choices, options: ScenarioOptions) -> dict[str, Any]:
         "entry": keys[0],
         "agents": agents,
         "tools": {name: _tool_spec(choices) for name in plain},
-        "run": [pick(choices, _INPUTS) for _ in range(choices.integer(1, 2))],
+        "run": [pick(choices, _INPUTS) for _ in range(size(choices, 1, 2))],
     }
