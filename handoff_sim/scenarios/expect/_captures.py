@@ -68,6 +68,8 @@ class TurnSessions:
 def _uses(positions: list[Position]) -> Iterator[tuple[RelPath, str, str]]:
     """(path, 'capture' or 'ref', name) for every capture and reference, in order."""
     for at, value, where in positions:
+        if not isinstance(value, dict | list):
+            continue  # a plain value holds no matcher
         place = "value" if where == "event" else where
         for path, node in matcher_nodes(value, place):
             for kind in ("capture", "ref"):
@@ -75,9 +77,10 @@ def _uses(positions: list[Position]) -> Iterator[tuple[RelPath, str, str]]:
                     yield (*at, *path, kind), kind, node[kind]
 
 
-def _effective(spec: ScenarioSpec, variant: int | None) -> dict[str, list[Position]]:
+def _effective(
+    spec: ScenarioSpec, variant: int | None, base: dict[str, list[Position]]
+) -> dict[str, list[Position]]:
     """The patterns a scenario (or one matrix variant, with its overrides) checks, by part."""
-    base = expect_positions(spec.expect, ("expect",))
     if variant is None or spec.matrix is None:
         return base
     entry = spec.matrix[variant]
@@ -94,7 +97,8 @@ def matrix_capture_findings(spec: ScenarioSpec) -> list[Finding]:
     """Capture findings of every variant: those all variants share once, the others
     naming the variant they concern."""
     variants = spec.matrix or []
-    each = [capture_findings(spec, index) for index in range(len(variants))]
+    turns, base = turn_positions(spec), expect_positions(spec.expect, ("expect",))
+    each = [capture_findings(spec, index, turns, base) for index in range(len(variants))]
     shared = set.intersection(*(set(found) for found in each)) if each else set()
     merged = [f for f in each[0] if f in shared] if each else []
     for index, found in enumerate(each):
@@ -106,23 +110,34 @@ def matrix_capture_findings(spec: ScenarioSpec) -> list[Finding]:
     return merged
 
 
-def capture_findings(spec: ScenarioSpec, variant: int | None) -> list[Finding]:
+def capture_findings(
+    spec: ScenarioSpec,
+    variant: int | None,
+    turns: list[Position] | None = None,
+    base: dict[str, list[Position]] | None = None,
+) -> list[Finding]:
     """Misused captures in the scenario, or in one of its matrix variants: a name captured
-    twice, a reference before (or without) its capture."""
-    groups = _effective(spec, variant)
-    everything = [*turn_positions(spec), *(p for g in GROUPS for p in groups[g])]
+    twice, a reference before (or without) its capture. ``turns`` and ``base``: the
+    positions of the turns and of ``spec.expect``, when the caller has them already."""
+    turns = turns if turns is not None else turn_positions(spec)
+    base = base if base is not None else expect_positions(spec.expect, ("expect",))
+    groups = _effective(spec, variant, base)
+    sequential = list(_uses([*turns, *groups["output"], *groups["handoffs"], *groups["trace"]]))
+    in_sessions = list(_uses(groups["sessions"]))
+    asks = any(isinstance(t.session, SessionRef) for t in spec.turns())
+    if not sequential and not in_sessions and not asks:
+        return []  # nothing captured, nothing referred to
     all_captures: dict[str, RelPath] = {}
-    for path, kind, name in _uses(everything):
+    for path, kind, name in [*sequential, *in_sessions]:
         if kind == "capture":
             all_captures.setdefault(name, path)
     scope: dict[str, RelPath] = {}
     found: list[Finding] = []
     found += _turn_findings(spec, all_captures)
-    sequential = [*turn_positions(spec), *groups["output"], *groups["handoffs"], *groups["trace"]]
-    for path, kind, name in _uses(sequential):
+    for path, kind, name in sequential:
         found += _use(path, kind, name, scope, all_captures)
     before_sessions = dict(scope)
-    for path, kind, name in _uses(groups["sessions"]):
+    for path, kind, name in in_sessions:
         if kind == "ref" and name not in before_sessions and name in all_captures:
             found.append(
                 (

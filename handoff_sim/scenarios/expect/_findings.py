@@ -7,7 +7,8 @@ turns it into ``path:line:col``. Nothing here runs the scenario.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+import functools
+from collections.abc import Iterator, Sequence
 from dataclasses import fields as dataclass_fields
 from typing import Any
 
@@ -37,17 +38,19 @@ from handoff_sim.scenarios.schema import (
 __all__ = ["event_fields", "expect_findings"]
 
 
-def event_fields(event_type: str) -> list[str]:
+@functools.cache
+def event_fields(event_type: str) -> tuple[str, ...]:
     """The fields a pattern may name for ``event_type`` (``type`` included)."""
-    return ["type", *(f.name for f in dataclass_fields(EVENT_TYPES[event_type]))]
+    return ("type", *(f.name for f in dataclass_fields(EVENT_TYPES[event_type])))
 
 
 def expect_findings(spec: ScenarioSpec) -> list[Finding]:
     """Every problem of the expectations of ``spec`` and of its matrix variants, once each."""
     found: list[Finding] = []
-    found += _shape_findings(turn_positions(spec))
+    turns, base = turn_positions(spec), expect_positions(spec.expect, ("expect",))
+    found += _shape_findings(turns)
     found += _event_findings(spec.expect, ("expect",))
-    found += _shape_findings(_flat(expect_positions(spec.expect, ("expect",))))
+    found += _shape_findings(_flat(base))
     for position in step_positions(spec):
         found += _shape_findings([position])
         at, value, where = position
@@ -61,7 +64,10 @@ def expect_findings(spec: ScenarioSpec) -> list[Finding]:
                     )
                 )
     # with a matrix only the variants run, each with its own expectations
-    found += matrix_capture_findings(spec) if spec.matrix else capture_findings(spec, None)
+    if spec.matrix:
+        found += matrix_capture_findings(spec)
+    else:
+        found += capture_findings(spec, None, turns, base)
     for index, variant in enumerate(spec.matrix or ()):
         if variant.expect is not None:
             own: RelPath = ("matrix", index, "expect")
@@ -76,8 +82,8 @@ def _flat(groups: dict[str, list[Position]]) -> list[Position]:
 
 def _shape_findings(positions: list[Position]) -> Iterator[Finding]:
     for at, value, place in positions:
-        if place == "event":
-            continue  # checked with its event type
+        if place == "event" or value is None or isinstance(value, str):
+            continue  # an event field is checked with its event type; text is always fine
         for path, message in pattern_problems(value, place):
             yield (*at, *path), message
 
@@ -91,7 +97,7 @@ def _event_findings(expect: ExpectSpec, at: RelPath) -> Iterator[Finding]:
         yield from _pattern_findings(pattern, (*base, index))
 
 
-def _did_you_mean(word: object, choices: list[str] | tuple[str, ...]) -> str:
+def _did_you_mean(word: object, choices: Sequence[str]) -> str:
     """A hint naming the closest choice, or the only one ``word`` begins (``reuse``)."""
     if not isinstance(word, str) or not word:
         return ""
@@ -154,6 +160,8 @@ def _enum_findings(
 
 
 def _value_findings(key: str, value: object, at: RelPath) -> Iterator[Finding]:
+    if key not in ("t", "duration_ms") and not isinstance(value, dict | list):
+        return  # a plain value: compared by equality
     if isinstance(value, dict) or key not in ("t", "duration_ms"):
         yield from (((*at, *p), m) for p, m in pattern_problems(value, "value"))
         return
