@@ -9,9 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
-from handoff_sim.scenarios import ScenarioFileError, load_dict, load_file, run_scenario
+from handoff_sim.scenarios import (
+    ScenarioFileError,
+    load_dict,
+    load_file,
+    run_scenario,
+    scenario_json_schema,
+)
 
 from ._util import BUNDLED, delegation, write
 
@@ -213,3 +220,21 @@ def test_each_matrix_variant_is_checked_with_its_own_expectations() -> None:
     assert message.count("\n") == 0
     assert "expect.trace.0.output.ref: nothing is captured as 'out'" in message
     assert "(matrix variant 'drops')" in message
+
+
+@pytest.mark.parametrize(
+    "session",
+    ["new", "continue", "newer", {"ref": "first"}, {"ref": "1st"}, {"reff": "first"}, None, 3],
+)
+def test_a_turn_session_is_accepted_by_the_schema_exactly_when_the_loader_accepts_it(
+    session: object,
+) -> None:
+    first = {"input": "go", "expect": {"session_id": {"capture": "first"}}}
+    data = delegation(run=[first, {"input": "again", "session": session}])
+    schema = jsonschema.Draft202012Validator(scenario_json_schema())
+    try:
+        load_dict(data)
+        loads = True
+    except ScenarioFileError:
+        loads = False
+    assert (not list(schema.iter_errors(data))) is loads
