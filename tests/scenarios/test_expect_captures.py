@@ -12,6 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from handoff_sim.events import ModelRequestEvent, RunStartEvent
 from handoff_sim.scenarios import (
     ScenarioFileError,
     load_dict,
@@ -58,7 +59,7 @@ def test_the_bundled_scenario_captures_and_reuses_a_session_over_three_turns() -
     assert [t.session for t in turns][1] == "new"
     result = run_scenario(scenario)
     assert result.passed, result.render_failure()
-    roots = [e for e in result.trace if e.type == "run_start" and e.depth == 0]
+    roots = [e for e in result.trace if isinstance(e, RunStartEvent) and e.depth == 0]
     sessions = [e.session_id for e in roots]
     assert sessions[0] == sessions[2] != sessions[1]
 
@@ -66,7 +67,7 @@ def test_the_bundled_scenario_captures_and_reuses_a_session_over_three_turns() -
 def test_a_turn_returns_to_a_captured_session_and_sees_its_messages(tmp_path: Path) -> None:
     result = run_scenario(_three_turns(tmp_path, "new", "{ref: first}"))
     assert result.passed, result.render_failure()
-    requests = [e for e in result.trace if e.type == "model_request"]
+    requests = [e for e in result.trace if isinstance(e, ModelRequestEvent)]
     assert [e.messages for e in requests] == [1, 1, 3]  # turn 3 remembers turn 1
 
 
@@ -78,7 +79,7 @@ def test_a_reference_that_does_not_hold_is_a_mismatch_showing_the_captured_value
     [mismatch] = result.mismatches
     assert mismatch.field == "run.2.expect.session_id"
     assert mismatch.line == 12
-    first = next(e for e in result.trace if e.type == "run_start")
+    first = next(e for e in result.trace if isinstance(e, RunStartEvent))
     assert mismatch.expected == first.session_id
     assert "another session" in mismatch.message
 
