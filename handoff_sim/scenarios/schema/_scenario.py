@@ -131,7 +131,9 @@ class StepExpectSpec(_Strict):
         default=None, description="tool name -> its description (text or {match: regex})"
     )
     tool_parameters: dict[str, dict[str, Any]] | None = Field(
-        default=None, description="tool name -> its JSON-schema parameters, compared exactly"
+        default=None,
+        description="tool name -> its JSON-schema parameters, compared exactly "
+        "(or a matcher: {subset: {...}} pins part of them)",
     )
     message_roles: list[Literal["system", "user", "assistant", "tool"]] | None = Field(
         default=None, description="the roles of the messages sent, in order"
