@@ -81,7 +81,7 @@ def test_a_reference_that_does_not_hold_is_a_mismatch_showing_the_captured_value
     assert mismatch.line == 12
     first = next(e for e in result.trace if isinstance(e, RunStartEvent))
     assert mismatch.expected == first.session_id
-    assert "another session" in mismatch.message
+    assert "another session than the one captured as 'first'" in mismatch.message
 
 
 def test_a_handoff_id_captured_at_the_start_is_carried_by_its_end() -> None:

@@ -206,7 +206,9 @@ def _check_session_id(checker: _Checker, expected: object, sessions: list[str], 
     if index >= len(sessions):
         checker.add("session_id", f"turn {index} did not start", field, expected, None)
     elif not value_matches(expected, sessions[index], checker.bound, "text"):
-        message = "the turn ran in another session"
+        name = expected.get("ref") if isinstance(expected, dict) else None
+        captured = f" than the one captured as '{name}'" if isinstance(name, str) else ""
+        message = f"the turn ran in another session{captured}"
         checker.add(
             "session_id", message, field, resolved(expected, checker.bound), sessions[index]
         )
