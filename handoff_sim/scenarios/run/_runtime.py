@@ -99,6 +99,7 @@ class DefaultRuntime:
                 error = exc
             elapsed = round(sim.now * 1000, 3)
             saved = [s for s in map(store.load, store.ids()) if s is not None]
+            _discard(store)
             return ScenarioRun(
                 sim.trace, outputs, error, elapsed, saved, dict(context.tool_runs or {})
             )
@@ -115,14 +116,20 @@ def _clock(
 
 
 def _session_store(spec: ScenarioSpec) -> SessionStore:
-    """In memory, or (``session_store: jsonl``) as files in a temporary directory that is
-    removed once the store is dropped."""
+    """In memory, or (``session_store: jsonl``) as files in a temporary directory, removed
+    once read back (or, if the agents could not be built, when the store is dropped)."""
     if spec.session_store != "jsonl":
         return InMemorySessionStore()
     directory = tempfile.mkdtemp(prefix="handoff-sim-sessions-")
     store = JsonlSessionStore(directory)
     weakref.finalize(store, shutil.rmtree, directory, True)
     return store
+
+
+def _discard(store: SessionStore) -> None:
+    """Remove a JSONL store's temporary directory once its sessions are read back."""
+    if isinstance(store, JsonlSessionStore):
+        shutil.rmtree(store.directory, ignore_errors=True)
 
 
 def _may_read_wall_clock(spec: ScenarioSpec) -> bool:
