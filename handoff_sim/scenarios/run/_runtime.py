@@ -81,6 +81,7 @@ class DefaultRuntime:
             type_models=build_type_models(spec, self.model_factories, locate),
             session_store=store,
             tool_runs={},
+            scenario=scenario,
         )
         try:
             agent = build_entry_agent(spec, models, context)
