@@ -1,8 +1,8 @@
 """The ``handoff-sim`` command: run, validate and render scenario files; print the schema.
 
 Exit codes: 0 all good, 1 a scenario failed, 2 a file, a plugin or the command line is
-wrong, 5 nothing was selected (as pytest), 130 interrupted. Errors go to stderr as
-``path:line:col: field: message``.
+wrong, 5 nothing was selected (as pytest), 130 interrupted, 141 output closed. Errors go
+to stderr as ``path:line:col: field: message``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOTHING, EXIT_INTERRUPTED = 0, 1, 2, 5, 130
+EXIT_OUTPUT_CLOSED = 141  # 128 + SIGPIPE, what a shell reports for `cat ... | head`
 RENDER_FORMATS = ("text", "jsonl", "mermaid", "tree")
 
 EXIT_CODES = """\
@@ -48,7 +49,8 @@ exit codes:
   2    a file, a plugin or the command line is wrong; each problem is a line on
        stderr: path:line:col: field: message
   5    nothing to do: no scenario file found, or -k matched no scenario
-  130  interrupted (Ctrl-C), or the output was closed (handoff-sim run ... | head)
+  130  interrupted (Ctrl-C)
+  141  the output was closed before the end (handoff-sim run ... | head)
 handoff-sim check: 1 when a trace breaks an invariant or its expect block, 5 when
 the file holds no span.
 handoff-sim fuzz has its own exit codes: see handoff-sim fuzz --help.
@@ -181,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away: stop quietly, as `cat | head` does
         _silence_stdout()
-        return EXIT_INTERRUPTED
+        return EXIT_OUTPUT_CLOSED
 
 
 def _silence_stdout() -> None:

@@ -209,7 +209,7 @@ def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
     assert module.returncode == 0
 
 
-def test_a_closed_output_stops_the_run_quietly_with_exit_130() -> None:
+def test_a_closed_output_stops_the_run_quietly_with_exit_141() -> None:
     """``handoff-sim run -v scenarios/ | head`` ends without a traceback."""
     script = Path(sys.executable).with_name("handoff-sim")
     if not script.exists():
@@ -221,7 +221,7 @@ def test_a_closed_output_stops_the_run_quietly_with_exit_130() -> None:
     assert process.stdout.readline().startswith(b"PASS ")
     process.stdout.close()  # far more than a pipe buffer is still to come
     _, err = process.communicate(timeout=120)
-    assert process.returncode == 130
+    assert process.returncode == 141  # 128 + SIGPIPE, as the shell reports for `cat | head`
     assert err == b""
 
 
@@ -281,7 +281,7 @@ def test_16_help_lists_the_exit_codes(
     text = _help(capsys, *command)
     listed = text[text.index("exit codes:") :].splitlines()[1:]
     codes = [line.split()[0] for line in listed if line[:3].strip().isdigit()]
-    assert codes == ["0", "1", "2", "5", "130"]
+    assert codes == ["0", "1", "2", "5", "130", "141"]
 
 
 def test_16_the_help_checker_sees_an_argument_without_help() -> None:
