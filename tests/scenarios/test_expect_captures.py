@@ -14,12 +14,15 @@ import pytest
 
 from handoff_sim.events import ModelRequestEvent, RunStartEvent
 from handoff_sim.scenarios import (
+    ScenarioError,
     ScenarioFileError,
     load_dict,
     load_file,
     run_scenario,
     scenario_json_schema,
 )
+from handoff_sim.scenarios.expect import TurnSessions
+from handoff_sim.scenarios.schema import SessionRef, TurnExpectSpec, TurnSpec
 
 from ._util import BUNDLED, delegation, write
 
@@ -239,3 +242,20 @@ def test_a_turn_session_is_accepted_by_the_schema_exactly_when_the_loader_accept
     except ScenarioFileError:
         loads = False
     assert (not list(schema.iter_errors(data))) is loads
+
+
+def test_turn_sessions_continue_start_anew_or_return_to_a_captured_session() -> None:
+    first = TurnSpec(input="a", expect=TurnExpectSpec(session_id={"capture": "first"}))
+    sessions = TurnSessions()
+    assert sessions.choose(first) is None  # the first turn opens a session
+    sessions.ran(first, "s-1")
+    assert sessions.choose(TurnSpec(input="b")) == "s-1"
+    assert sessions.choose(TurnSpec(input="b", session="new")) is None
+    sessions.ran(TurnSpec(input="b", session="new"), "s-2")
+    assert sessions.choose(TurnSpec(input="c")) == "s-2"
+    assert sessions.choose(TurnSpec(input="c", session=SessionRef(ref="first"))) == "s-1"
+
+
+def test_a_session_reference_nobody_captured_is_a_scenario_error_when_run_unchecked() -> None:
+    with pytest.raises(ScenarioError, match="no earlier turn captured 'x'"):
+        TurnSessions().choose(TurnSpec(input="a", session=SessionRef(ref="x")))

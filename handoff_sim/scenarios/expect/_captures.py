@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
+from handoff_sim.scenarios._errors import ScenarioError
 from handoff_sim.scenarios.expect._places import (
     GROUPS,
     Finding,
@@ -54,7 +55,10 @@ class TurnSessions:
     def choose(self, turn: TurnSpec) -> str | None:
         """The session id to run ``turn`` in (None: a new session)."""
         if isinstance(turn.session, SessionRef):
-            return self.captured[turn.session.ref]  # checked at load: captured by an earlier turn
+            name = turn.session.ref
+            if name not in self.captured:  # the loader refuses it; a spec built by hand may not
+                raise ScenarioError(f"session {{ref: {name}}}: no earlier turn captured '{name}'")
+            return self.captured[name]
         return None if turn.session == "new" else self.previous
 
     def ran(self, turn: TurnSpec, session_id: str) -> None:
