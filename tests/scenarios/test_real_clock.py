@@ -14,6 +14,7 @@ import jsonschema
 import pytest
 
 from handoff_sim import hookimpl
+from handoff_sim.cli import main
 from handoff_sim.errors import RunError
 from handoff_sim.events import Event
 from handoff_sim.scenarios import (
@@ -198,8 +199,10 @@ def test_the_json_schema_accepts_clock_exactly_when_the_loader_does(
             load_dict(data)
 
 
-def test_the_bundled_real_clock_scenario_passes() -> None:
-    [scenario] = load_file(BUNDLED / "ai4j" / "real_clock.yaml")
+def test_the_bundled_real_clock_scenario_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    path = BUNDLED / "ai4j" / "real_clock.yaml"
+    [scenario] = load_file(path)
     assert scenario.spec.clock == "real"
     result = run_scenario(scenario)
     assert result.passed, result.render_failure()
+    assert main(["run", str(path)]) == 0
