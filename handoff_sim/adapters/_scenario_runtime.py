@@ -210,12 +210,18 @@ def _fallback(agent: AgentSpec) -> Fallback | None:
     return serve
 
 
-def plan_scenario(spec: ScenarioSpec, models: dict[str, ModelClient]) -> ScenarioPlan:
+def plan_scenario(
+    spec: ScenarioSpec, models: dict[str, ModelClient], scenario: LoadedScenario | None = None
+) -> ScenarioPlan:
     """Resolve every reachable agent; name errors are the scenario's construction errors."""
     plan = ScenarioPlan(spec.entry_agent)
     for name in _reachable(spec):
         agent = spec.agents[name]
-        policy = build_policy(agent.policy) if agent.policy is not None else HandoffPolicy()
+        policy = (
+            build_policy(agent.policy, agent=name, scenario=scenario)
+            if agent.policy is not None
+            else HandoffPolicy()
+        )
         plan.agents[name] = AgentPlan(
             name=name,
             spec=agent,
@@ -278,7 +284,7 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
         models = build_models(spec, self.model_factories, locate)
         runs: dict[str, int] = {}
         try:
-            plan = plan_scenario(spec, models)
+            plan = plan_scenario(spec, models, scenario)
             runs = plan.tool_runs
             entry = self._build(plan)
         except Exception as exc:  # construction errors are outcomes a scenario may expect
