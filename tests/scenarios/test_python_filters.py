@@ -13,7 +13,7 @@ import pytest
 
 from handoff_sim.errors import InputFilterError
 from handoff_sim.scenarios import load_path, run_scenario
-from handoff_sim.scenarios.build._agents import filter_search_path
+from handoff_sim.scenarios.load import search_path
 
 FILTER = """
 import json
@@ -80,7 +80,7 @@ def test_a_module_at_the_root_directory_is_found_from_a_nested_scenario(
     nested = tmp_path / "scenarios" / "deep"
     nested.mkdir(parents=True)
     (nested / "s.yaml").write_text(scenario("rootpkg_filters.policies:shout"), encoding="utf-8")
-    assert filter_search_path(nested / "s.yaml") == (nested.resolve(), tmp_path.resolve())
+    assert search_path(nested / "s.yaml") == (nested.resolve(), tmp_path.resolve())
     result = run_scenario(nested / "s.yaml")
     assert result.passed, result.render_failure()
 
@@ -88,7 +88,7 @@ def test_a_module_at_the_root_directory_is_found_from_a_nested_scenario(
 def test_without_a_root_marker_only_the_scenario_directory_is_searched(tmp_path: Path) -> None:
     nested = tmp_path / "a" / "b"
     nested.mkdir(parents=True)
-    found = filter_search_path(nested / "s.yaml")
+    found = search_path(nested / "s.yaml")
     assert found[0] == nested.resolve()
     assert tmp_path.resolve() not in found  # no marker here (one may sit further up)
 

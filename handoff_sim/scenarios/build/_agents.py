@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from handoff_sim.agent import Agent
@@ -12,7 +11,7 @@ from handoff_sim.models import ModelClient
 from handoff_sim.scenarios.build._context import BuildContext
 from handoff_sim.scenarios.build._styles import dispatcher_agent, dispatcher_mount
 from handoff_sim.scenarios.build._tools import CatchAllExecutor, fake_tool
-from handoff_sim.scenarios.load import resolve_input_type
+from handoff_sim.scenarios.load import resolve_input_type, search_path
 from handoff_sim.scenarios.schema import (
     DispatcherMountSpec,
     PolicyBlock,
@@ -26,7 +25,7 @@ from handoff_sim.subagents.policy import HandoffPolicy, SessionMode
 if TYPE_CHECKING:
     from handoff_sim.scenarios.load import LoadedScenario
 
-__all__ = ["ROOT_MARKERS", "build_entry_agent", "build_policy", "filter_search_path"]
+__all__ = ["build_entry_agent", "build_policy"]
 
 
 def build_entry_agent(
@@ -137,14 +136,14 @@ def build_policy(
 
     On an agent with a dispatcher an unset ``max_depth`` is 0 (unlimited), so that
     ``max_delegation_depth`` is the cap, as in ``sophi_agent``. A ``python:`` input filter
-    is imported from the scenario file's directory and its root directory (see
-    :func:`filter_search_path`); when it cannot be, the InputFilterError names
+    is imported from the scenario file's directory and its root directory (as Flink input
+    types are, see ``search_path``); when it cannot be, the InputFilterError names
     ``path:line`` and the field (``agent`` names the policy's agent).
     """
     written = spec.written()
     if sophi:
         written.setdefault("max_depth", 0)
-    search = filter_search_path(scenario.path) if scenario is not None else ()
+    search = search_path(scenario.path) if scenario is not None else ()
     try:
         return HandoffPolicy.from_block(written, search=search)
     except InputFilterError as exc:
@@ -153,26 +152,3 @@ def build_policy(
             raise InputFilterError(f"{field}: {exc}") from exc.__cause__
         where = f"{scenario.path}:{scenario.location(field)}"
         raise InputFilterError(f"{where}: {scenario.field_name(field)}: {exc}") from exc.__cause__
-
-
-ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", ".git")
-"""What makes a directory a scenario's root directory (the first found going up)."""
-
-
-def filter_search_path(scenario_file: Path) -> tuple[Path, ...]:
-    """Where a scenario's ``python:`` input filters are imported from, before ``sys.path``.
-
-    The scenario file's directory, then its root directory: the nearest directory above
-    it (or itself) holding one of :data:`ROOT_MARKERS`, as pytest finds its rootdir. A
-    scenario from no file (``load_dict``) has the current directory as its directory.
-    """
-    here = scenario_file.parent.resolve()
-    root = next((d for d in (here, *here.parents) if _is_root(d)), None)
-    return (here,) if root is None or root == here else (here, root)
-
-
-def _is_root(directory: Path) -> bool:
-    try:
-        return any((directory / marker).exists() for marker in ROOT_MARKERS)
-    except OSError:  # a directory that cannot be looked into is not the root
-        return False

@@ -11,7 +11,7 @@ from handoff_sim.scenarios.load._agent_types import (
     resolve_agent_types,
 )
 from handoff_sim.scenarios.load._discovery import SUFFIXES, Discovery, discover
-from handoff_sim.scenarios.load._input_types import resolve_input_type
+from handoff_sim.scenarios.load._input_types import resolve_input_type, search_path
 from handoff_sim.scenarios.load._loader import (
     LoadedScenario,
     load_dict,
@@ -40,4 +40,5 @@ __all__ = [
     "parse_yaml",
     "resolve_agent_types",
     "resolve_input_type",
+    "search_path",
 ]
