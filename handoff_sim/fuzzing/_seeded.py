@@ -1,6 +1,6 @@
 """The search of ``handoff-sim fuzz``: cases from a seeded generator, shrunk by their choices.
 
-A hypothesis draw costs tens of microseconds and a case makes about 150 choices, so
+A hypothesis draw costs tens of microseconds and a case makes about 140 choices, so
 the command draws them from ``random.Random`` instead (a fraction of a millisecond a
 case) and keeps the list of choices each case made. A failing case is shrunk on that
 list, the way hypothesis shrinks: cut the list short, then lower each choice, keeping
