@@ -14,6 +14,7 @@ import pytest
 from handoff_sim.errors import InputFilterError
 from handoff_sim.scenarios import load_path, run_scenario
 from handoff_sim.scenarios.load import search_path
+from handoff_sim.simulation import DEFAULT_START
 
 FILTER = """
 import json
@@ -137,3 +138,26 @@ def test_a_malformed_reference_is_refused_at_load_with_line_and_column(tmp_path:
     path.write_text(scenario("not a reference"), encoding="utf-8")
     with pytest.raises(Exception, match=r"s\.yaml:5:\d+: agents\.manager\.policy\.input_filter"):
         load_path(path)
+
+
+CLOCK_FILTER = """
+import json
+import time
+from handoff_sim import ToolCall
+
+def stamp(call):
+    return ToolCall(call.id, call.name, json.dumps({"task": str(int(time.time()))}))
+"""
+
+
+def test_a_filter_reading_the_wall_clock_sees_the_simulations_virtual_time(
+    tmp_path: Path, forget_modules: list[str]
+) -> None:
+    (tmp_path / "clock_reading_filters.py").write_text(CLOCK_FILTER, encoding="utf-8")
+    forget_modules.append("clock_reading_filters")
+    path = tmp_path / "s.yaml"
+    path.write_text(scenario("clock_reading_filters:stamp"), encoding="utf-8")
+    result = run_scenario(path)
+    assert result.passed, result.render_failure()
+    (start,) = [e for e in result.trace.of_type("run_start") if e.agent == "worker"]
+    assert start.input == str(int(DEFAULT_START.timestamp()))  # type: ignore[attr-defined]

@@ -22,6 +22,7 @@ from handoff_sim.scenarios.run._realtime import RealTimeRun, real_time
 from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
 from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
 from handoff_sim.simulation import Simulation
+from handoff_sim.testing import SchemaModelSpec
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
@@ -133,12 +134,20 @@ def _discard(store: SessionStore) -> None:
         shutil.rmtree(store.directory, ignore_errors=True)
 
 
-def _may_read_wall_clock(spec: ScenarioSpec) -> bool:
-    """Whether code that could read ``time.time()`` runs: only a plugin's model kind can.
+SCHEMA_KIND = SchemaModelSpec.KIND
 
-    Scripted and adversarial models and fake tools never read the wall clock, so a
-    plain scenario skips freezegun, which costs milliseconds per run (docs/virtual-time.md).
+
+def _may_read_wall_clock(spec: ScenarioSpec) -> bool:
+    """Whether user code that could read ``time.time()`` runs: a plugin's model kind or a filter.
+
+    Scripted, adversarial and schema-driven models and fake tools never read the wall
+    clock, so a plain scenario skips the clock patch and its small cost per run
+    (docs/virtual-time.md); a model kind from a plugin or an input filter named by
+    import path is user code, and sees virtual time like any other.
     """
     models = [agent.model for agent in spec.agents.values()]
     models += [t.model for t in spec.agent_types.values() if t.model is not None]
-    return any(isinstance(model, CustomModelSpec) for model in models)
+    if any(isinstance(m, CustomModelSpec) and m.kind != SCHEMA_KIND for m in models):
+        return True
+    filters = [getattr(agent.policy, "input_filter", None) for agent in spec.agents.values()]
+    return any(getattr(block, "python", None) for block in filters)
