@@ -32,8 +32,9 @@ EVENTS_HEADER = f"{'#':>4} {'t':>10} {'event':<21} agent: fields"
 class RunOutput:
     """Prints the scenario lines and keeps the failure reports for the end."""
 
-    def __init__(self, out: TextIO, verbosity: int = NORMAL) -> None:
+    def __init__(self, out: TextIO, verbosity: int = NORMAL, *, framework: bool = False) -> None:
         self._out = out
+        self._framework = framework  # a framework runtime runs every scenario in virtual time
         self._verbosity = verbosity
         self._failures: list[str] = []
         self._legend_shown = False
@@ -74,7 +75,11 @@ class RunOutput:
         self._line(summary)
 
     def _facts(self, result: ScenarioResult) -> str:
-        elapsed = f"{virtual(result.elapsed_ms)} virtual"
+        real = result.scenario.spec.clock == "real" and not self._framework
+        if real:  # measured, not scripted: whole milliseconds are all that mean anything
+            elapsed = f"{virtual(round(result.elapsed_ms))} real"
+        else:
+            elapsed = f"{virtual(result.elapsed_ms)} virtual"
         if self._verbosity <= QUIET:
             return elapsed
         count = len(result.trace.handoffs())

@@ -289,7 +289,8 @@ def _run(args: argparse.Namespace) -> int:
     files, broken = _scenario_files(args.paths, err)
     report.add_problem(", ".join(args.paths), id="<paths>")
     tally = _Tally(errors=broken)
-    shown = RunOutput(out, QUIET if args.quiet else VERBOSE if args.verbose else NORMAL)
+    verbosity = QUIET if args.quiet else VERBOSE if args.verbose else NORMAL
+    shown = RunOutput(out, verbosity, framework=runtime is not None)
     for path in files:
         loaded = _load(path, plugins, err)
         if loaded is None:

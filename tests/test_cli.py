@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import types
@@ -45,6 +46,16 @@ def test_run_prints_one_line_per_scenario_and_the_summary_and_exits_0(
         f"PASS {path}::passing (250ms virtual, 1 handoff)",
         "== 1 passed, 0 failed, 0 error(s) ==",
     ]
+
+
+def test_run_labels_a_real_clock_scenarios_time_as_real(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    real = PASSING.replace("scenario: passing", "scenario: passing\n    clock: real")
+    path = write(tmp_path, real.replace("latency: 250ms", "latency: 1ms"))
+    assert main(["run", str(path)]) == 0
+    [line, _] = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(rf"PASS {re.escape(str(path))}::passing \(\d+ms real, 1 handoff\)", line)
 
 
 def test_run_verbose_adds_each_trace_under_a_legend_of_its_columns(
