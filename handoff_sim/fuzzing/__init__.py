@@ -1,10 +1,11 @@
 """Fuzzing handoff configurations: generated scenarios, adversarial models, invariant checks.
 
 ``handoff-sim fuzz`` runs it from the command line (:mod:`handoff_sim.fuzzing.cli`);
-:class:`~handoff_sim.fuzzing.machine.HandoffFuzzMachine` is the hypothesis state
-machine; :mod:`handoff_sim.fuzzing.policy` (the ``handoff_fuzz`` fixture of the pytest
-plugin, in a test) fuzzes your own policy. Importing this package does not import
-hypothesis.
+:mod:`handoff_sim.fuzzing.generate` makes the scenario dicts, from hypothesis' draws or a
+seeded ``random.Random``; :class:`~handoff_sim.fuzzing.machine.HandoffFuzzMachine` is
+the hypothesis state machine; :mod:`handoff_sim.fuzzing.policy` (the ``handoff_fuzz``
+fixture of the pytest plugin, in a test) fuzzes your own policy. Importing this package
+does not import hypothesis.
 See docs/fuzzing.md.
 """
 
