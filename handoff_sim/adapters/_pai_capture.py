@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from contextvars import Token
+from types import TracebackType
 from typing import Any, ClassVar
 
+from opentelemetry import context as otel_context
 from opentelemetry import trace as otel
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from opentelemetry.util import types as otel_types
@@ -38,7 +41,7 @@ from handoff_sim.adapters._capture import (
     marking_model_call,
     using_tool,
 )
-from handoff_sim.adapters._recording import RunRecord
+from handoff_sim.adapters._recording import Recorder, RunRecord
 from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session
@@ -46,31 +49,49 @@ from handoff_sim.sessions import Session
 __all__ = ["PydanticAICapture"]
 
 _IDS = itertools.count(1)
+_FINAL_RESULT = "final_result"
+_SAMPLED = TraceFlags(1)
+
+Found = tuple[Recorder, RunRecord]
+"""The recorder and the run a span belongs to."""
 
 
 class _Span(otel.Span):
-    """A span that only remembers its name, attributes and status, for the capture to read."""
+    """A span that only remembers its name, attributes and status, for the capture to read.
+
+    It says it is recording only while the capture still reads something from it, so
+    pydantic-ai skips the attributes nobody reads (a run's whole message history as JSON
+    once its final result is known, a model call's messages once our model recorded the
+    call itself, any span outside a capture).
+    """
 
     def __init__(self, name: str, attributes: Mapping[str, Any] | None) -> None:
         self.name = name
-        self.attributes: dict[str, Any] = dict(attributes or {})
+        self.attributes: dict[str, Any] = dict(attributes) if attributes else {}
         self.failed = False
         self.exception: BaseException | None = None
-        self._context = SpanContext(
-            trace_id=1, span_id=next(_IDS), is_remote=False, trace_flags=TraceFlags(1)
-        )
+        self.recording = True
+        self.mark: ModelMark | None = None
+        self._context: SpanContext | None = None
 
     def end(self, end_time: int | None = None) -> None:
         return None
 
     def get_span_context(self) -> SpanContext:
-        return self._context
+        context = self._context
+        if context is None:  # made when asked for: most spans are never asked
+            context = self._context = SpanContext(
+                trace_id=1, span_id=next(_IDS), is_remote=False, trace_flags=_SAMPLED
+            )
+        return context
 
     def set_attributes(self, attributes: Mapping[str, otel_types.AttributeValue]) -> None:
         self.attributes.update(attributes)
 
     def set_attribute(self, key: str, value: otel_types.AttributeValue) -> None:
         self.attributes[key] = value
+        if key == _FINAL_RESULT:
+            self.recording = False  # the run's last attribute the capture reads
 
     def add_event(
         self,
@@ -84,7 +105,8 @@ class _Span(otel.Span):
         self.name = name
 
     def is_recording(self) -> bool:
-        return True
+        mark = self.mark
+        return self.recording and (mark is None or not mark.reported)
 
     def set_status(self, status: Status | StatusCode, description: str | None = None) -> None:
         code = status.status_code if isinstance(status, Status) else status
@@ -98,6 +120,59 @@ class _Span(otel.Span):
         escaped: bool = False,
     ) -> None:
         self.exception = exception
+
+
+class _Observer:
+    """What a capture does while one span is open: ``enter`` as it opens, ``exit`` as it closes."""
+
+    __slots__ = ()
+
+    def enter(self) -> None:
+        """The span opened (in the task that runs the framework code inside it)."""
+
+    def exit(self, exc: BaseException | None) -> None:
+        """The span closed; ``exc`` is what left it, if anything."""
+
+
+class _Current(AbstractContextManager[otel.Span]):
+    """The span is the current OpenTelemetry span for the block, and its observer sees it open."""
+
+    __slots__ = ("_observer", "_span", "_token")
+
+    def __init__(self, span: _Span) -> None:
+        self._span = span
+        self._observer: _Observer | None = None
+        self._token: Token[Any] | None = None
+
+    def __enter__(self) -> otel.Span:
+        span = self._span
+        self._token = otel_context.attach(otel.set_span_in_context(span))
+        capture = active_capture()
+        if isinstance(capture, PydanticAICapture):
+            observer = capture.observer(span)
+            if observer is not None:
+                try:
+                    observer.enter()
+                except BaseException:
+                    otel_context.detach(self._token)
+                    raise
+                self._observer = observer
+        else:
+            span.recording = False  # nobody reads it
+        return span
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            if self._observer is not None:
+                self._observer.exit(exc)
+        finally:
+            assert self._token is not None
+            otel_context.detach(self._token)
 
 
 class _Tracer(otel.Tracer):
@@ -114,7 +189,6 @@ class _Tracer(otel.Tracer):
     ) -> otel.Span:
         return _Span(name, attributes)
 
-    @contextmanager
     def start_as_current_span(  # type: ignore[override]  # a plain context manager suffices
         self,
         name: str,
@@ -122,21 +196,9 @@ class _Tracer(otel.Tracer):
         kind: SpanKind = SpanKind.INTERNAL,
         attributes: otel_types.Attributes = None,
         *args: Any,
-        end_on_exit: bool = True,
         **kwargs: Any,
-    ) -> Iterator[otel.Span]:
-        span = _Span(name, attributes)
-        capture = active_capture()
-        observed = (
-            capture.observe(span) if isinstance(capture, PydanticAICapture) else nullcontext()
-        )
-        with (
-            otel.use_span(
-                span, end_on_exit=end_on_exit, record_exception=False, set_status_on_exception=False
-            ),
-            observed,
-        ):
-            yield span
+    ) -> AbstractContextManager[otel.Span]:
+        return _Current(_Span(name, attributes))
 
 
 class _Provider(otel.TracerProvider):
@@ -152,7 +214,13 @@ _PREVIOUS: list[Any] = []
 
 def _settings() -> InstrumentationSettings:
     if not _SETTINGS:
-        _SETTINGS.append(InstrumentationSettings(tracer_provider=_Provider(), include_content=True))
+        _SETTINGS.append(
+            InstrumentationSettings(
+                tracer_provider=_Provider(),
+                include_content=True,
+                include_model_request_parameters=False,
+            )
+        )
     return _SETTINGS[0]
 
 
@@ -193,99 +261,116 @@ class PydanticAICapture(Capture):
     def uninstall(self) -> None:
         _uninstall(self)
 
-    @contextmanager
-    def observe(self, span: _Span) -> Iterator[None]:
-        """Turn one span's lifetime into events, with the run context set for the code inside."""
+    def observer(self, span: _Span) -> _Observer | None:
+        """What turns this span's lifetime into events, or None when nothing of it is read."""
         operation = span.attributes.get("gen_ai.operation.name")
         if operation == "invoke_agent":
-            with self._run(span):
-                yield
-        elif operation == "execute_tool" and current_record() is not None:
-            with self._tool(span):
-                yield
-        elif operation == "chat" and current_record() is not None:
-            with self._model(span):
-                yield
-        else:
-            yield
+            return _RunObserver(self, span)
+        if operation == "execute_tool" or operation == "chat":
+            found = current_record()
+            if found is not None:
+                if operation == "chat":
+                    return _ModelObserver(span, found)
+                return _ToolObserver(span, found)
+        span.recording = False  # nothing of it is read
+        return None
 
-    # -- invoke_agent: runs -----------------------------------------------------------------
 
-    @contextmanager
-    def _run(self, span: _Span) -> Iterator[None]:
-        agent = str(span.attributes.get("gen_ai.agent.name") or "agent")
+# -- invoke_agent: runs -------------------------------------------------------------------
+
+
+class _RunObserver(_Observer):
+    """An agent run: a run of ours, a delegation's attempt when it runs inside a tool call."""
+
+    __slots__ = ("_capture", "_record", "_scope", "_span", "_tool")
+
+    def __init__(self, capture: PydanticAICapture, span: _Span) -> None:
+        self._capture = capture
+        self._span = span
+        self._record: RunRecord | None = None
+        self._scope: FrameScope | None = None
+        self._tool: ToolInFlight | None = None
+
+    def enter(self) -> None:
+        agent = str(self._span.attributes.get("gen_ai.agent.name") or "agent")
         adoption, frame = current_adoption(), current_frame()
         if adoption is not None and not adoption.claimed and frame is adoption.record.frame:
+            # a governed attempt's run: recorded by the governor, only claimed here
             adoption.claimed = True
-            scope = FrameScope(clearing_tool())
-            try:
-                yield
-            finally:
-                scope.close()
+            self._scope = FrameScope(clearing_tool())
             return
-        tool = current_tool()
+        recorder = self._capture.recorder
+        tool = self._tool = current_tool()
         if tool is not None:
-            record = self._delegated(tool, agent)
+            record = _delegated(self._capture, tool, agent)
         elif frame is not None:
-            record = self.recorder.open_run(agent, depth=frame.depth, parent_run_id=frame.run_id)
+            record = recorder.open_run(agent, depth=frame.depth, parent_run_id=frame.run_id)
         else:
-            record = self.recorder.open_run(agent, depth=0, parent_run_id=None)
-        self.opened.append(record)
-        scope = frame_scope(record.frame)
-        exc: BaseException | None = None
-        try:
-            yield
-        except BaseException as error:
-            exc = error
-            raise
-        finally:
-            scope.close()
-            self._run_ended(record, span, exc, tool)
+            record = recorder.open_run(agent, depth=0, parent_run_id=None)
+        self._capture.opened.append(record)
+        self._record = record
+        self._scope = frame_scope(record.frame)
 
-    def _delegated(self, tool: ToolInFlight, agent: str) -> RunRecord:
-        recorder = self.recorder
-        assert tool.slot is not None
-        if tool.delegation is None:
-            tool.delegation = recorder.begin_delegation(tool.record, tool.slot, agent)
-        delegation = tool.delegation
-        recorder.begin_attempt(delegation)
-        caller = tool.record.frame.session
-        session = Session(
-            id=delegation.session_id,
-            parent_session_id=caller.id,
-            root_session_id=caller.root_session_id or caller.id,
-            agent=agent,
-        )
-        return recorder.open_run(
-            agent,
-            depth=delegation.depth,
-            parent_run_id=tool.record.run_id,
-            handoff_id=delegation.handoff_id,
-            session=session,
-        )
-
-    def _run_ended(
-        self, record: RunRecord, span: _Span, exc: BaseException | None, tool: ToolInFlight | None
-    ) -> None:
+    def exit(self, exc: BaseException | None) -> None:
+        if self._scope is not None:
+            self._scope.close()
+        record = self._record
+        if record is None:
+            return
+        span, tool = self._span, self._tool
         status, error = _outcome(span, exc)
-        final = span.attributes.get("final_result")
+        final = span.attributes.get(_FINAL_RESULT)
         if status == "completed" and isinstance(final, str):
             record.output = final
-        self.recorder.close_run(record, status, error=error)
+        self._capture.recorder.close_run(record, status, error=error)
         delegation = tool.delegation if tool is not None else None
         if delegation is not None:
             delegation.child_status = status
             delegation.child_error = error
             delegation.child_output = record.output if status == "completed" else None
 
-    # -- execute_tool: tool calls -----------------------------------------------------------
 
-    @contextmanager
-    def _tool(self, span: _Span) -> Iterator[None]:
-        found = current_record()
-        assert found is not None
-        recorder, record = found
-        attributes = span.attributes
+def _delegated(capture: PydanticAICapture, tool: ToolInFlight, agent: str) -> RunRecord:
+    """The run of an agent that a tool call runs: a handoff (begun once) and its next attempt."""
+    recorder = capture.recorder
+    assert tool.slot is not None
+    if tool.delegation is None:
+        tool.delegation = recorder.begin_delegation(tool.record, tool.slot, agent)
+    delegation = tool.delegation
+    recorder.begin_attempt(delegation)
+    caller = tool.record.frame.session
+    session = Session(
+        id=delegation.session_id,
+        parent_session_id=caller.id,
+        root_session_id=caller.root_session_id or caller.id,
+        agent=agent,
+    )
+    return recorder.open_run(
+        agent,
+        depth=delegation.depth,
+        parent_run_id=tool.record.run_id,
+        handoff_id=delegation.handoff_id,
+        session=session,
+    )
+
+
+# -- execute_tool: tool calls -------------------------------------------------------------
+
+
+class _ToolObserver(_Observer):
+    """A tool call of a recorded run: ``tool_start`` … ``tool_end``, and its delegation if any."""
+
+    __slots__ = ("_found", "_scope", "_span", "_tool")
+
+    def __init__(self, span: _Span, found: Found) -> None:
+        self._span = span
+        self._found = found
+        self._tool: ToolInFlight | None = None
+        self._scope: FrameScope | None = None
+
+    def enter(self) -> None:
+        recorder, record = self._found
+        attributes = self._span.attributes
         name = str(attributes.get("gen_ai.tool.name") or "tool")
         raw_id = attributes.get("gen_ai.tool.call.id")
         arguments = attributes.get("gen_ai.tool.call.arguments")
@@ -296,45 +381,55 @@ class PydanticAICapture(Capture):
             arguments=arguments if isinstance(arguments, str) else None,
         )
         recorder.start_tool(record, slot)
-        tool = ToolInFlight(record, name, slot)
-        scope = FrameScope(using_tool(tool))
-        exc: BaseException | None = None
-        try:
-            yield
-        except BaseException as error:
-            exc = error
-            raise
-        finally:
-            scope.close()
-            self._tool_ended(tool, span, exc)
+        tool = self._tool = ToolInFlight(record, name, slot)
+        self._scope = FrameScope(using_tool(tool))
 
-    def _tool_ended(self, tool: ToolInFlight, span: _Span, exc: BaseException | None) -> None:
+    def exit(self, exc: BaseException | None) -> None:
+        tool, span = self._tool, self._span
+        if self._scope is not None:
+            self._scope.close()
+        if tool is None:
+            return
         assert tool.slot is not None
+        recorder = self._found[0]
         status, error = _outcome(span, exc)
         if tool.delegation is not None:
             failed = error if status == "failed" else None
-            self.recorder.end_delegation(tool.delegation, tool_failed=failed)
+            recorder.end_delegation(tool.delegation, tool_failed=failed)
         result = span.attributes.get("gen_ai.tool.call.result")
         output = result if isinstance(result, str) else None
         tool_status: Any = "cancelled" if status == "cancelled" else "ok"
         if status == "failed" or tool.failed is not None:
             tool_status = "error"
-        self.recorder.end_tool(tool.record, tool.slot, tool_status, output or tool.failed or error)
+        recorder.end_tool(tool.record, tool.slot, tool_status, output or tool.failed or error)
 
-    # -- chat: model calls ------------------------------------------------------------------
 
-    @contextmanager
-    def _model(self, span: _Span) -> Iterator[None]:
-        found = current_record()
-        assert found is not None
-        mark = ModelMark()
-        with marking_model_call(mark):
-            yield
-        if not mark.reported:
-            recorder, record = found
-            text, calls, count = _chat_output(span.attributes)
-            step = recorder.model_request(record, messages=count, tools=(), input=None)
-            recorder.model_response(record, step, text, calls)
+# -- chat: model calls --------------------------------------------------------------------
+
+
+class _ModelObserver(_Observer):
+    """A model call: recorded by our model itself, or here from the span for a foreign model."""
+
+    __slots__ = ("_found", "_mark", "_scope", "_span")
+
+    def __init__(self, span: _Span, found: Found) -> None:
+        self._span = span
+        self._found = found
+        self._mark = span.mark = ModelMark()  # once our model recorded it, nothing else is read
+        self._scope: FrameScope | None = None
+
+    def enter(self) -> None:
+        self._scope = FrameScope(marking_model_call(self._mark))
+
+    def exit(self, exc: BaseException | None) -> None:
+        if self._scope is not None:
+            self._scope.close()
+        if exc is not None or self._mark.reported:
+            return
+        recorder, record = self._found
+        text, calls, count = _chat_output(self._span.attributes)
+        step = recorder.model_request(record, messages=count, tools=(), input=None)
+        recorder.model_response(record, step, text, calls)
 
 
 def _json_list(value: object) -> Sequence[Any]:
