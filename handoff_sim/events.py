@@ -3,13 +3,16 @@
 Each event carries ``seq`` (run-wide counter), ``t`` (seconds since the run
 environment started; virtual under simulation), ``type``, ``agent``, ``depth``
 and ``run_id``, plus the fields of its type. Events are frozen slotted
-dataclasses because a run builds thousands of them.
+dataclasses because a run builds thousands of them; each stores its fields
+through its slots (``quick_init``), the runtime builds them positionally.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Literal, TypedDict, get_args
+
+from handoff_sim._frozen import quick_init
 
 __all__ = [
     "DENIAL_REASONS",
@@ -290,6 +293,9 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ConfirmationDecisionEvent,
     )
 }
+
+for _event_class in (Event, *EVENT_TYPES.values()):
+    quick_init(_event_class)
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
