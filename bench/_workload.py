@@ -17,7 +17,7 @@ import asyncio
 import gc
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from handoff_sim import Agent, ModelRequest, ModelResponse, RunResult, SubAgent, ToolCall, simulate
@@ -114,10 +114,15 @@ class Built:
     parent: Agent
     parent_model: ParentModel | ScriptedModel
     child_model: ChildModel | ScriptedModel
+    budget: dict[str, int] = field(default_factory=dict)
 
 
 def build(workload: Workload, n: int, model: str = "custom") -> Built:
-    """Fresh agents and models (never timed). ``max_steps`` is raised to N+2."""
+    """Fresh agents and models (never timed).
+
+    ``max_steps`` is raised to N+2 (sequential) and the run budget to the run's own
+    model calls and handoffs, so K=10,000 in one turn fits.
+    """
     parent_model: ParentModel | ScriptedModel
     child_model: ChildModel | ScriptedModel
     if model == "scripted":
@@ -130,9 +135,10 @@ def build(workload: Workload, n: int, model: str = "custom") -> Built:
         parent_model,
         subagents=[SubAgent("child", "Delegate a task to the child.", child, tool_name=TOOL)],
         parallel_tool_calls=workload == "parallel",
-        max_steps=n + 2,
+        max_steps=n + 2 if workload == "sequential" else 3,
     )
-    return Built(parent, parent_model, child_model)
+    budget = {"max_model_calls": max(10_000, 2 * n + 2), "max_handoffs": max(10_000, n)}
+    return Built(parent, parent_model, child_model, budget)
 
 
 def _calls(model: ParentModel | ChildModel | ScriptedModel) -> int:
@@ -165,15 +171,18 @@ def execute(built: Built, mode: Mode) -> tuple[RunResult, float, float]:
     ``simulate(...)`` call, loop set-up and freezegun included.
     """
     if mode == "realtime":
+        done: list[tuple[RunResult, float, float]] = []
 
-        async def timed() -> tuple[RunResult, float, float]:
+        async def timed() -> None:  # returns None: asyncio.run may repr its main task's result
             c0, t0 = time.process_time(), time.perf_counter()
-            res = await built.parent.arun("Do the tasks.")
-            return res, time.perf_counter() - t0, time.process_time() - c0
+            res = await built.parent.arun("Do the tasks.", **built.budget)
+            done.append((res, time.perf_counter() - t0, time.process_time() - c0))
 
-        return asyncio.run(timed())
+        asyncio.run(timed())
+        return done[0]
     c0, t0 = time.process_time(), time.perf_counter()
-    result = simulate(built.parent, "Do the tasks.", wall_clock=mode == "simulate+wallclock")
+    wall_clock = mode == "simulate+wallclock"
+    result = simulate(built.parent, "Do the tasks.", wall_clock=wall_clock, **built.budget)
     return result, time.perf_counter() - t0, time.process_time() - c0
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim._frozen import quick_builder
 from handoff_sim._safe import describe_error
 from handoff_sim._tool_calls import dedupe_call_ids, execute_calls
 from handoff_sim.errors import MaxStepsExceededError, SessionStoreError
@@ -18,7 +19,7 @@ from handoff_sim.events import (
     RunStartEvent,
     RunStatus,
 )
-from handoff_sim.messages import Message, ModelRequest, check_response
+from handoff_sim.messages import Message, MessageHistory, ModelRequest, check_response
 from handoff_sim.sessions import try_save
 
 if TYPE_CHECKING:
@@ -26,53 +27,80 @@ if TYPE_CHECKING:
 
 __all__ = ["LoopState", "run_loop"]
 
+# Positional builders (every field, in field order): the loop makes these on every turn.
+_request = quick_builder(ModelRequest)
+_message = quick_builder(Message)
+_model_request = quick_builder(ModelRequestEvent)
+_model_response = quick_builder(ModelResponseEvent)
+_run_start = quick_builder(RunStartEvent)
+_run_end = quick_builder(RunEndEvent)
+
 
 @dataclass(slots=True)
 class LoopState:
-    """Where one agent run stands: its messages, model calls so far, and the answer."""
+    """Where one agent run stands: its messages, model calls so far, and the answer.
+
+    ``log`` holds the same messages, only ever appended to: each request views a
+    prefix of it (:class:`MessageHistory`) instead of copying the whole history.
+    """
 
     messages: list[Message]
     steps: int = 0
     output: str | None = None
     done: bool = False
     seen_call_ids: set[str] = field(default_factory=set)
+    log: list[Message] = field(default_factory=list)
+
+    def history(self) -> MessageHistory:
+        """The messages so far, as a view later turns cannot change."""
+        messages, log = self.messages, self.log
+        known = len(log)
+        if known > len(messages) or (known and messages[known - 1] is not log[-1]):
+            # Changed other than by appending: a new log; views of the old one keep theirs.
+            log = self.log = list(messages)
+        elif known < len(messages):
+            log.extend(messages[known:])
+        return MessageHistory(log, len(log))
+
+
+def tool_names(agent: Agent) -> tuple[str, ...]:
+    """The names of the tools ``agent`` offers, worked out once per set of tool specs."""
+    specs = agent.tool_specs
+    cached = agent.__dict__.get("_tool_names")
+    if cached is None or cached[0] is not specs:
+        cached = agent.__dict__["_tool_names"] = (specs, tuple(s.name for s in specs))
+    names: tuple[str, ...] = cached[1]
+    return names
 
 
 async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame) -> None:
     """One model call, then the tool calls it asked for (if any)."""
     env.charge_model_call(frame)  # the run budget: refused once it is used up
     state.steps += 1
-    request = ModelRequest(
-        agent=agent.name,
-        model=agent.model_name,
-        messages=tuple(state.messages),
-        tools=agent.tool_specs,
-        parallel_tool_calls=agent.parallel_tool_calls,
+    number = state.steps
+    history = state.history()
+    request = _request(
+        agent.name, agent.model_name, history, agent.tool_specs, agent.parallel_tool_calls
     )
-    env.publish(
-        ModelRequestEvent(
-            step=state.steps,
-            messages=len(request.messages),
-            tools=request.tool_names,
-            **env.stamp(frame),
-        )
-    )
+    depth = frame.depth
+    env.emit(_model_request, frame, depth, number, len(history), tool_names(agent))
     answer: object = agent.model.complete(request)
     if inspect.isawaitable(answer):  # a sync complete() is accepted as well
         answer = await answer
-    response = check_response(answer, agent=agent.name, step=state.steps)
-    calls = dedupe_call_ids(response.tool_calls, state.steps, state.seen_call_ids)
-    env.publish(
-        ModelResponseEvent(
-            step=state.steps,
-            text=response.text,
-            tool_calls=tuple(f"{c.id}:{c.name}" for c in calls),
-            **env.stamp(frame),
-        )
+    response = check_response(answer, agent=agent.name, step=number)
+    calls = dedupe_call_ids(response.tool_calls, number, state.seen_call_ids)
+    text = response.text
+    env.emit(
+        _model_response,
+        frame,
+        depth,
+        number,
+        text,
+        tuple([f"{c.id}:{c.name}" for c in calls]),
     )
-    state.messages.append(Message(role="assistant", content=response.text, tool_calls=calls))
+    state.messages.append(_message("assistant", text, calls, None, None, False))
     if not calls:
-        state.output, state.done = response.text, True
+        state.output, state.done = text, True
         return
     results = await execute_calls(
         calls, env, frame, agent.executor.execute, parallel=agent.parallel_tool_calls
@@ -91,16 +119,9 @@ async def run_loop(
     session = frame.session
     if agent.system_prompt and not session.messages:
         session.messages.append(Message(role="system", content=agent.system_prompt))
-    session.messages.append(Message(role="user", content=user_input))
+    session.messages.append(_message("user", user_input, (), None, None, False))
     state = LoopState(messages=session.messages)
-    env.publish(
-        RunStartEvent(
-            input=user_input,
-            session_id=session.id,
-            parent_run_id=parent_run_id,
-            **env.stamp(frame),
-        )
-    )
+    env.emit(_run_start, frame, frame.depth, user_input, session.id, parent_run_id)
     status: RunStatus = "failed"
     raised: BaseException | None = None
     try:
@@ -149,15 +170,7 @@ def _end_run(
         if note is not None:
             status = "failed" if raised is None else status
             error = f"{error}; {note}" if error else note
-        env.publish(
-            RunEndEvent(
-                status=status,
-                output=state.output,
-                steps=state.steps,
-                error=error,
-                **env.stamp(frame),
-            )
-        )
+        env.emit(_run_end, frame, frame.depth, status, state.output, state.steps, error)
     if problem is not None and raised is None:
         raise problem
     if note is not None and raised is not None:

@@ -16,6 +16,7 @@ __all__ = [
     "dump_json",
     "error_message",
     "error_text",
+    "parse_arguments",
     "parse_json",
     "text_of",
 ]
@@ -48,6 +49,29 @@ def parse_json(text: object) -> Any:
         raise JsonProblem("is nested too deeply to read", too_deep=True) from None
     except ValueError as exc:
         raise JsonProblem(f"is not valid JSON: {error_text(exc)}") from None
+
+
+# The last short arguments text parse_arguments read, and its value: one tuple, so a
+# thread swapping it in never pairs one text with another's value.
+_last_arguments: tuple[object, Any] = (None, None)
+_REMEMBERED_UP_TO = 4096  # characters: longer texts are parsed each time, never kept
+
+
+def parse_arguments(text: object) -> Any:
+    """:func:`parse_json` of a tool call's arguments, remembered for the same string object.
+
+    A delegation's arguments are read twice, checked as a JSON object when the call
+    arrives, then read for the task; the second read of the very same ``str`` object
+    reuses the first. The value is shared: callers read it and never change it.
+    """
+    global _last_arguments
+    last = _last_arguments
+    if text is last[0] and text is not None:
+        return last[1]
+    value = parse_json(text)
+    if isinstance(text, str) and len(text) <= _REMEMBERED_UP_TO:
+        _last_arguments = (text, value)
+    return value
 
 
 def dump_json(value: object, **options: Any) -> str:

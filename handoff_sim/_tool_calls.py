@@ -11,7 +11,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
 from handoff_sim._context import Frame, RunEnvironment
-from handoff_sim._safe import JsonProblem, error_message, parse_json, text_of
+from handoff_sim._frozen import quick_builder
+from handoff_sim._safe import JsonProblem, error_message, parse_arguments, text_of
 from handoff_sim.errors import (
     BudgetExceededError,
     HandoffDeniedError,
@@ -28,6 +29,11 @@ Execute = Callable[[ToolCall], Awaitable[str | ToolOutput]]
 
 # Raised out of the run instead of becoming a tool result.
 _PROPAGATE = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionStoreError)
+
+# Positional builders (every field, in field order): two events and a message per call.
+_tool_start = quick_builder(ToolStartEvent)
+_tool_end = quick_builder(ToolEndEvent)
+_message = quick_builder(Message)
 
 
 def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tuple[ToolCall, ...]:
@@ -55,7 +61,7 @@ def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tup
 
 def _arguments_problem(call: ToolCall) -> str | None:
     try:
-        value = parse_json(call.arguments)
+        value = parse_arguments(call.arguments)
     except JsonProblem as exc:
         if exc.too_deep:
             return f"{call.name} arguments must be a JSON object (these are nested too deeply)"
@@ -86,15 +92,8 @@ class _Turn:
         self.execute = execute
 
     def _end(self, call: ToolCall, status: ToolStatus, output: str | None) -> None:
-        self.env.publish(
-            ToolEndEvent(
-                call_id=call.id,
-                tool=call.name,
-                status=status,
-                output=output,
-                **self.env.stamp(self.frame),
-            )
-        )
+        env, frame = self.env, self.frame
+        env.emit(_tool_end, frame, frame.depth, call.id, call.name, status, output)
 
     async def run_one(self, call: ToolCall) -> Message:
         """Run one call; every way it can end emits exactly one ``tool_end``.
@@ -102,14 +101,8 @@ class _Turn:
         A ``KeyboardInterrupt``, ``SystemExit`` or ``GeneratorExit`` from user code
         ends the call ``cancelled`` and propagates: it is the user's, not a result.
         """
-        self.env.publish(
-            ToolStartEvent(
-                call_id=call.id,
-                tool=call.name,
-                arguments=call.arguments,
-                **self.env.stamp(self.frame),
-            )
-        )
+        env, frame = self.env, self.frame
+        env.emit(_tool_start, frame, frame.depth, call.id, call.name, call.arguments)
         try:
             content, is_error = await self._outcome(call)
         except asyncio.CancelledError:
@@ -122,9 +115,7 @@ class _Turn:
             self._end(call, "cancelled", None)
             raise
         self._end(call, "error" if is_error else "ok", content)
-        return Message(
-            role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error
-        )
+        return _message("tool", content, (), call.id, call.name, is_error)
 
     async def _outcome(self, call: ToolCall) -> tuple[str, bool]:
         """The result text and error flag of one call; a failing tool is an error result."""
@@ -166,7 +157,10 @@ async def execute_calls(
     """
     turn = _Turn(env, frame, execute)
     if not parallel or len(calls) < 2:
-        return [await turn.run_one(call) for call in calls]
+        results = []
+        for call in calls:  # a plain loop: an async comprehension is a coroutine of its own
+            results.append(await turn.run_one(call))
+        return results
     tasks = [asyncio.ensure_future(turn.run_guarded(call)) for call in calls]
     try:
         await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import reprlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -171,15 +171,23 @@ class Agent:
     ) -> RunResult:
         """Run in real time on a fresh event loop (sync wrapper of :meth:`arun`)."""
         _refuse_inside_running_loop("Agent.run()", "await agent.arun(...)")
-        return asyncio.run(
-            self.arun(
-                user_input,
-                session=session,
-                observers=observers,
-                max_model_calls=max_model_calls,
-                max_handoffs=max_handoffs,
+        done: list[RunResult] = []
+
+        async def main() -> None:
+            # The result leaves through ``done``, not as the main task's result: on exit
+            # asyncio.run may repr that task, result included (the whole conversation).
+            done.append(
+                await self.arun(
+                    user_input,
+                    session=session,
+                    observers=observers,
+                    max_model_calls=max_model_calls,
+                    max_handoffs=max_handoffs,
+                )
             )
-        )
+
+        asyncio.run(main())
+        return done[0]
 
     async def arun(
         self,
@@ -270,9 +278,9 @@ def _environment(
     return env
 
 
-async def _run_nested(
+def _run_nested(
     agent: Agent, user_input: str, env: RunEnvironment, frame: Frame, parent_run_id: str | None
-) -> LoopState:
+) -> Awaitable[LoopState]:
     """Run the loop; every few nesting levels in a task of its own, on a fresh stack.
 
     Each nested run costs about a dozen Python frames; starting a task every
@@ -282,8 +290,8 @@ async def _run_nested(
     """
     coro = run_loop(agent, user_input, env, frame, parent_run_id)
     if frame.nesting == 0 or frame.nesting % _FRESH_STACK_EVERY:
-        return await coro
-    return await asyncio.get_running_loop().create_task(coro)
+        return coro
+    return asyncio.get_running_loop().create_task(coro)
 
 
 def _refuse_inside_running_loop(what: str, instead: str) -> None:

@@ -6,14 +6,18 @@ turn, so they skip validation; the boundaries (scenario files, policies) validat
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from itertools import islice
+from typing import Any, Literal, overload
 
+from handoff_sim._frozen import quick_init
 from handoff_sim.errors import ModelResponseError
 
 __all__ = [
     "Message",
+    "MessageHistory",
     "ModelRequest",
     "ModelResponse",
     "Role",
@@ -79,6 +83,77 @@ class Message:
         )
 
 
+class MessageHistory(Sequence[Message]):
+    """The first ``length`` messages of a conversation log: what one model request saw.
+
+    Requests share their run's append-only log instead of each copying the history,
+    so keeping every request (as the fake models do) costs memory linear in the
+    conversation. It never changes once made, and it reads, compares, hashes and
+    prints like the tuple of its messages; a slice is a tuple.
+    """
+
+    __slots__ = ("_len", "_log")
+
+    def __init__(self, log: Sequence[Message], length: int | None = None) -> None:
+        self._log = log
+        self._len = len(log) if length is None else length
+
+    def __len__(self) -> int:
+        return self._len
+
+    @overload
+    def __getitem__(self, index: int) -> Message: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Message, ...]: ...
+    def __getitem__(self, index: int | slice) -> Message | tuple[Message, ...]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._len)
+            if step == 1:
+                return tuple(self._log[start:stop]) if start < stop else ()
+            return tuple(self._log[i] for i in range(start, stop, step))
+        position = operator.index(index)
+        if position < 0:
+            position += self._len
+        if not 0 <= position < self._len:
+            raise IndexError("tuple index out of range")
+        return self._log[position]
+
+    def __iter__(self) -> Iterator[Message]:
+        return islice(self._log, self._len)
+
+    def __reversed__(self) -> Iterator[Message]:
+        log = self._log
+        return (log[i] for i in range(self._len - 1, -1, -1))
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, MessageHistory):
+            if other._len != self._len:
+                return False
+            return other._log is self._log or tuple(self) == tuple(other)
+        if isinstance(other, tuple):
+            return len(other) == self._len and tuple(self) == other
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+    def __add__(self, other: object) -> tuple[Message, ...]:
+        if isinstance(other, tuple | MessageHistory):
+            return (*self, *other)
+        return NotImplemented
+
+    def __radd__(self, other: object) -> tuple[Message, ...]:
+        if isinstance(other, tuple):
+            return (*other, *self)
+        return NotImplemented
+
+    def __reduce__(self) -> tuple[type[tuple[Message, ...]], tuple[tuple[Message, ...]]]:
+        return (tuple, (tuple(self),))
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
     """What a model is told about one tool: its name, description and JSON schema."""
@@ -130,6 +205,8 @@ def check_response(response: object, *, agent: str, step: int) -> ModelResponse:
     ``id`` is a ``str`` or ``None`` (blank ids are renamed later), ``name`` a ``str``
     and ``arguments`` the raw JSON text, a ``str``.
     """
+    if _plain_response(response):
+        return response  # type: ignore[return-value]  # checked: exactly what it should be
     problem = _response_problem(response)
     if problem is not None:
         raise ModelResponseError(agent, step, problem)
@@ -137,6 +214,21 @@ def check_response(response: object, *, agent: str, step: int) -> ModelResponse:
     if isinstance(response.tool_calls, tuple):
         return response
     return ModelResponse(text=response.text, tool_calls=tuple(response.tool_calls))
+
+
+def _plain_response(response: object) -> bool:
+    """A ModelResponse of the exact types, as the fake models return: nothing to check."""
+    if type(response) is not ModelResponse:
+        return False
+    text, calls = response.text, response.tool_calls
+    if type(calls) is not tuple or not (text is None or type(text) is str):
+        return False
+    for call in calls:
+        if type(call) is not ToolCall or type(call.name) is not str:
+            return False
+        if type(call.arguments) is not str or not (call.id is None or type(call.id) is str):
+            return False
+    return True
 
 
 def _response_problem(response: object) -> str | None:
@@ -167,3 +259,7 @@ def _call_problem(call: object) -> str | None:
             "pass json.dumps(...) of the arguments"
         )
     return None
+
+
+for _value_class in (ToolCall, Message, ToolSpec, ModelRequest, ModelResponse):
+    quick_init(_value_class)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring as _quote
 from typing import Any
 
-from handoff_sim._safe import JsonProblem, dump_json, parse_json
+from handoff_sim._safe import JsonProblem, dump_json, parse_arguments, parse_json
 
 __all__ = ["envelope", "resolve_input", "unwrap_output"]
 
@@ -28,7 +29,7 @@ def resolve_input(arguments: str | None) -> str:
     if arguments is None or not arguments.strip():
         return ""
     try:
-        obj = parse_json(arguments)
+        obj = parse_arguments(arguments)  # read before, when the call arrived: not again
         if not isinstance(obj, dict):
             return arguments
         task = _text(obj.get("task")) or _text(obj.get("input"))
@@ -44,11 +45,22 @@ def resolve_input(arguments: str | None) -> str:
 
 def envelope(subagent: str, tool_name: str, output: str | None, steps: int) -> str:
     """The compact JSON result the parent sees; ``output`` is left out when None."""
+    if _plain(subagent, tool_name, output) and type(steps) is int:
+        # Exactly what json.dumps writes for these types, without an encoder per call.
+        head = f'{{"subagent":{_quote(subagent)},"toolName":{_quote(tool_name)}'
+        tail = "" if output is None else f',"output":{_quote(output)}'
+        return f'{head}{tail},"steps":{steps}}}'
     data: dict[str, Any] = {"subagent": subagent, "toolName": tool_name}
     if output is not None:
         data["output"] = output
     data["steps"] = steps
     return dump_json(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def _plain(subagent: object, tool_name: object, output: object) -> bool:
+    """Exact ``str`` names and output (or no output): the envelope is written directly."""
+    names = type(subagent) is str and type(tool_name) is str
+    return names and (output is None or type(output) is str)
 
 
 def unwrap_output(raw: str | None) -> str | None:

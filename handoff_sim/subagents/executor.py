@@ -9,10 +9,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 
 from handoff_sim._context import Frame, RunEnvironment, current_environment, current_frame
+from handoff_sim._frozen import quick_builder
 from handoff_sim._safe import describe_error, error_message
 from handoff_sim.errors import (
     BudgetExceededError,
@@ -28,7 +29,6 @@ from handoff_sim.events import (
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
     HandoffEndEvent,
-    HandoffFields,
     HandoffReason,
     HandoffStartEvent,
     HandoffStatus,
@@ -46,6 +46,14 @@ __all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
 # (policy says abort), a misused fake model (the test itself is wrong), a used-up
 # run budget (it ends the whole run) and a session store that cannot save.
 _NEVER_RETRIED = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionStoreError)
+
+_NEVER_REFUSES = SubAgent.refuse
+
+# Positional builders (every field, in field order): four events per handoff.
+_handoff_start = quick_builder(HandoffStartEvent)
+_handoff_end = quick_builder(HandoffEndEvent)
+_attempt_start = quick_builder(HandoffAttemptStartEvent)
+_attempt_end = quick_builder(HandoffAttemptEndEvent)
 
 
 async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOutput:
@@ -72,28 +80,32 @@ class _Handoff:
     depth: int
     session: Session
     start_us: int
+    handoff_id: str = ""
+    subagent: str = ""
+    session_mode: str = ""
     ended: bool = False
     attempts_made: int = 0
     open_attempt: tuple[int, int] | None = None  # (attempt, started_us) until its end
 
-    @property
-    def handoff_id(self) -> str:
-        return f"handoff:{self.call.id}"
-
-    def _common(self) -> HandoffFields:
-        return {
-            "handoff_id": self.handoff_id,
-            "parent_handoff_id": self.frame.handoff_id,
-            "call_id": self.call.id,
-            "tool": self.call.name,
-            "subagent": self.mount.subagent_for(self.call),
-            "session_mode": self.mount.session_mode.value,
-            "session_id": self.session.id,
-        }
-
     def start(self) -> None:
-        env = self.env
-        env.publish(HandoffStartEvent(**self._common(), **env.stamp(self.frame, self.depth)))
+        """Emit ``handoff_start``, at ``start_us``; the fields are kept for the end."""
+        call = self.call
+        self.handoff_id = f"handoff:{call.id}"
+        self.subagent = self.mount.subagent_for(call)
+        self.session_mode = self.mount.session_mode.value
+        self.env.emit_at(
+            self.start_us,
+            _handoff_start,
+            self.frame,
+            self.depth,
+            self.handoff_id,
+            self.frame.handoff_id,
+            call.id,
+            call.name,
+            self.subagent,
+            self.session_mode,
+            self.session.id,
+        )
 
     def end(
         self,
@@ -108,18 +120,26 @@ class _Handoff:
         if self.ended:
             return
         self.ended = True
-        env = self.env
-        env.publish(
-            HandoffEndEvent(
-                status=status,
-                reason=reason,
-                attempts=attempts,
-                duration_ms=(env.now_us() - self.start_us) / 1000,
-                output=output,
-                error=error,
-                **self._common(),
-                **env.stamp(self.frame, self.depth),
-            )
+        env, call = self.env, self.call
+        now = env.now_us()
+        env.emit_at(
+            now,
+            _handoff_end,
+            self.frame,
+            self.depth,
+            self.handoff_id,
+            self.frame.handoff_id,
+            call.id,
+            call.name,
+            self.subagent,
+            self.session_mode,
+            self.session.id,
+            status,
+            reason,
+            attempts,
+            (now - self.start_us) / 1000,
+            output,
+            error,
         )
 
 
@@ -219,7 +239,9 @@ class HandoffExecutor:
         return mount.new_session(call, parent, env.new_id("session"))
 
     async def _govern(self, h: _Handoff) -> str | ToolOutput:
-        refusal = await h.mount.refuse(h.call, h.depth)
+        # SubAgent's own refuse() never refuses: only one a style overrides is asked.
+        refuses = type(h.mount).refuse is not _NEVER_REFUSES
+        refusal = await h.mount.refuse(h.call, h.depth) if refuses else None
         if refusal is not None:
             h.end("denied", refusal.reason, 0, error=refusal.message)
             return ToolOutput(refusal.message, is_error=True)
@@ -258,18 +280,20 @@ class HandoffExecutor:
     ) -> str | _Attempts:
         """Run up to ``attempts`` attempts; the envelope on success, else what went wrong."""
         state = _Attempts()
+        env = h.env
         for attempt in range(1, attempts + 1):
             state.made = h.attempts_made = attempt
-            h.env.publish(
-                HandoffAttemptStartEvent(
-                    handoff_id=h.handoff_id,
-                    call_id=h.call.id,
-                    tool=h.call.name,
-                    attempt=attempt,
-                    **h.env.stamp(h.frame, h.depth),
-                )
+            started = env.now_us()
+            env.emit_at(
+                started,
+                _attempt_start,
+                h.frame,
+                h.depth,
+                h.handoff_id,
+                h.call.id,
+                h.call.name,
+                attempt,
             )
-            started = h.env.now_us()
             h.open_attempt = (attempt, started)
             try:
                 output, steps = await self._attempt(h, call)
@@ -305,24 +329,31 @@ class HandoffExecutor:
         self, h: _Handoff, attempt: int, started: int, outcome: AttemptOutcome, error: str | None
     ) -> None:
         h.open_attempt = None
-        h.env.publish(
-            HandoffAttemptEndEvent(
-                handoff_id=h.handoff_id,
-                call_id=h.call.id,
-                tool=h.call.name,
-                attempt=attempt,
-                outcome=outcome,
-                duration_ms=(h.env.now_us() - started) / 1000,
-                error=error,
-                **h.env.stamp(h.frame, h.depth),
-            )
+        now = h.env.now_us()
+        h.env.emit_at(
+            now,
+            _attempt_end,
+            h.frame,
+            h.depth,
+            h.handoff_id,
+            h.call.id,
+            h.call.name,
+            attempt,
+            outcome,
+            (now - started) / 1000,
+            error,
         )
 
-    async def _attempt(self, h: _Handoff, call: ToolCall) -> tuple[str | None, int]:
+    def _attempt(self, h: _Handoff, call: ToolCall) -> Awaitable[tuple[str | None, int]]:
         """One attempt, bounded by the per-attempt timeout and really cancelled by it."""
         timeout = self.policy.timeout
         if timeout is None:
-            return await self._run_child(h, call)
+            return self._run_child(h, call)  # no timeout: no coroutine of its own around it
+        return self._attempt_within(h, call, timeout)
+
+    async def _attempt_within(
+        self, h: _Handoff, call: ToolCall, timeout: float
+    ) -> tuple[str | None, int]:
         scope = asyncio.timeout(timeout)
         try:
             async with scope:
