@@ -7,38 +7,46 @@ the base classes of the errors. Everything else lives in its own module:
 trees), ``handoff_sim.tools`` (tool executors), ``handoff_sim.testing`` (fake models),
 ``handoff_sim.styles.flink`` and ``handoff_sim.styles.sophi`` (the delegation styles).
 See README.md for a tour.
+
+Names load on first use (``from handoff_sim import Agent`` imports the runtime then), so
+``import handoff_sim`` alone stays cheap; ``dir()`` and ``__all__`` list them all.
 """
 
-from handoff_sim._context import current_depth
+import importlib as _importlib
+import typing as _typing
+
 from handoff_sim._version import __version__ as __version__
-from handoff_sim.agent import Agent, RunResult
-from handoff_sim.errors import (
-    ConfigurationError,
-    DuplicateToolNameError,
-    HandoffDeniedError,
-    HandoffSimError,
-    MaxStepsExceededError,
-    ReservedPrefixError,
-    RunError,
-    ScriptError,
-    SessionStoreError,
-    UnknownToolError,
-)
-from handoff_sim.events import Event
-from handoff_sim.hooks import hookimpl
-from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
-from handoff_sim.models import ModelClient
-from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
-from handoff_sim.simulation import Simulation, simulate
-from handoff_sim.subagents import (
-    FailureAction,
-    HandoffPolicy,
-    SessionMode,
-    SubAgent,
-    normalize_tool_name,
-)
-from handoff_sim.tools import Tool, tool
-from handoff_sim.trace import Trace
+
+if _typing.TYPE_CHECKING:
+    from handoff_sim._context import current_depth
+    from handoff_sim.agent import Agent, RunResult
+    from handoff_sim.errors import (
+        ConfigurationError,
+        DuplicateToolNameError,
+        HandoffDeniedError,
+        HandoffSimError,
+        MaxStepsExceededError,
+        ReservedPrefixError,
+        RunError,
+        ScriptError,
+        SessionStoreError,
+        UnknownToolError,
+    )
+    from handoff_sim.events import Event
+    from handoff_sim.hooks import hookimpl
+    from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
+    from handoff_sim.models import ModelClient
+    from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
+    from handoff_sim.simulation import Simulation, simulate
+    from handoff_sim.subagents import (
+        FailureAction,
+        HandoffPolicy,
+        SessionMode,
+        SubAgent,
+        normalize_tool_name,
+    )
+    from handoff_sim.tools import Tool, tool
+    from handoff_sim.trace import Trace
 
 __all__ = [
     "Agent",
@@ -77,3 +85,65 @@ __all__ = [
     "simulate",
     "tool",
 ]
+
+_HOME = {
+    "current_depth": "handoff_sim._context",
+    "Agent": "handoff_sim.agent",
+    "RunResult": "handoff_sim.agent",
+    "ConfigurationError": "handoff_sim.errors",
+    "DuplicateToolNameError": "handoff_sim.errors",
+    "HandoffDeniedError": "handoff_sim.errors",
+    "HandoffSimError": "handoff_sim.errors",
+    "MaxStepsExceededError": "handoff_sim.errors",
+    "ReservedPrefixError": "handoff_sim.errors",
+    "RunError": "handoff_sim.errors",
+    "ScriptError": "handoff_sim.errors",
+    "SessionStoreError": "handoff_sim.errors",
+    "UnknownToolError": "handoff_sim.errors",
+    "Event": "handoff_sim.events",
+    "hookimpl": "handoff_sim.hooks",
+    "Message": "handoff_sim.messages",
+    "ModelRequest": "handoff_sim.messages",
+    "ModelResponse": "handoff_sim.messages",
+    "ToolCall": "handoff_sim.messages",
+    "ToolSpec": "handoff_sim.messages",
+    "ModelClient": "handoff_sim.models",
+    "InMemorySessionStore": "handoff_sim.sessions",
+    "JsonlSessionStore": "handoff_sim.sessions",
+    "Session": "handoff_sim.sessions",
+    "SessionStore": "handoff_sim.sessions",
+    "Simulation": "handoff_sim.simulation",
+    "simulate": "handoff_sim.simulation",
+    "FailureAction": "handoff_sim.subagents",
+    "HandoffPolicy": "handoff_sim.subagents",
+    "SessionMode": "handoff_sim.subagents",
+    "SubAgent": "handoff_sim.subagents",
+    "normalize_tool_name": "handoff_sim.subagents",
+    "Tool": "handoff_sim.tools",
+    "tool": "handoff_sim.tools",
+    "Trace": "handoff_sim.trace",
+}
+"""Where each top-level name is defined (imported from there on first use)."""
+
+
+def __getattr__(name: str) -> object:
+    """Import a public name from its module on first use (PEP 562).
+
+    A submodule not imported yet is imported too, as the eager top level used to do.
+    """
+    home = _HOME.get(name)
+    if home is not None:
+        value = getattr(_importlib.import_module(home), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__"):
+        try:
+            return _importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -77,11 +77,11 @@ def test_the_top_level_all_is_the_pinned_list() -> None:
 
 
 def _public_names(module: ModuleType) -> list[str]:
-    """Names a user can see on ``module``: not private, not a submodule."""
+    """Names a user sees on ``module`` (``dir``, lazy names too): not private, not a submodule."""
     return sorted(
         name
-        for name, value in vars(module).items()
-        if not name.startswith("_") and not isinstance(value, ModuleType)
+        for name in dir(module)
+        if not name.startswith("_") and not isinstance(getattr(module, name), ModuleType)
     )
 
 
@@ -297,3 +297,19 @@ def test_importing_the_runtime_imports_no_pytest_syrupy_or_hypothesis() -> None:
 
 def test_even_the_strategies_and_the_fuzzer_import_no_pytest_or_syrupy() -> None:
     assert _loaded_after_importing(_runtime_modules()) == {"hypothesis"}
+
+
+def test_importing_handoff_sim_alone_defers_the_runtime_until_a_name_is_used() -> None:
+    code = (
+        "import sys, handoff_sim\n"
+        "heavy = ('asyncio', 'pydantic', 'handoff_sim.agent')\n"
+        "before = sorted(m for m in heavy if m in sys.modules)\n"
+        "names = sorted(n for n in dir(handoff_sim) if not n.startswith('_'))\n"
+        "from handoff_sim import Agent\n"
+        "print(before, names == sorted(handoff_sim.__all__), Agent.__module__, "
+        "'handoff_sim.agent' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+    )
+    assert out.stdout.split() == ["[]", "True", "handoff_sim.agent", "True"]

@@ -120,6 +120,7 @@ def test_plugin_startup_measures_or_says_why_not() -> None:
         assert record["no_syrupy_ms"] > 0
         assert package["benchmark"] == "import_time"
         assert package["bare_ms"] > 0
+        assert {"handoff_sim_ms", "core_names_ms", "handoff_sim_scenarios_ms"} <= set(package)
 
 
 def test_suite_scale_measures_the_three_bars() -> None:
