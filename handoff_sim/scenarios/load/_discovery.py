@@ -114,7 +114,8 @@ class _Walk:
         stack = [top]
         while stack:
             folder = stack.pop()
-            self._dirs.add(folder.resolve())
+            real_folder = folder.resolve()
+            self._dirs.add(real_folder)
             try:
                 entries = list(os.scandir(folder))
             except OSError as exc:
@@ -128,7 +129,10 @@ class _Walk:
                     if not _hidden(path) and path.resolve() not in self._dirs:
                         stack.append(path)
                 elif path.suffix in SUFFIXES:
-                    self._entry(path, path.resolve(), found)
+                    if entry.is_file(follow_symlinks=False):  # its type, read with the listing
+                        self._take(path, real_folder / entry.name, found)
+                    else:
+                        self._entry(path, path.resolve(), found)
         for link in sorted(links):
             self._link(link, found)
 
