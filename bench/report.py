@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Render docs/benchmarks.md and docs/benchmarks.svg from the JSON lines in bench/out/.
 
-It reads what ``bench/run_all.sh`` wrote (delegation, virtual_time, plugin_startup,
-scenario_suite), checks the performance bars on the figures of that one run, and writes
-the tables, the exact commands, the machine and the plot.
+It reads what ``bench/run_all.sh`` wrote (delegation, virtual_time, wall_clock,
+plugin_startup, fuzz_throughput, scenario_suite, suite_scale, memory, adapters), checks
+the performance bars on the figures of that one run (those of the performance issues
+come from ``_report_bars.py``; a benchmark that did not run is "n/a", never a verdict),
+and writes the tables, the exact commands, the machine and the plot.
 
     python bench/report.py [--out bench/out] [--docs docs]
 """
@@ -21,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO_ROOT, Record, load_jsonl, machine
 from _peers import PEERS
+from _report_bars import issue_bars
 from delegation import MODES, _us, plot, summary_rows
 
 NAN = float("nan")
@@ -352,6 +355,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     ps = load_jsonl(args.out / "plugin_startup.jsonl")
     fz = load_jsonl(args.out / "fuzz_throughput.jsonl")
     ss = load_jsonl(args.out / "scenario_suite.jsonl")
+    targets = issue_bars(
+        d=d,
+        flat=flat,
+        ss=load_jsonl(args.out / "suite_scale.jsonl"),
+        wc=load_jsonl(args.out / "wall_clock.jsonl"),
+        mem=load_jsonl(args.out / "memory.jsonl"),
+        ps=ps,
+        ad=load_jsonl(args.out / "adapters.jsonl"),
+    )
     env = (
         json.loads((args.out / "machine.json").read_text())
         if (args.out / "machine.json").exists()
@@ -367,6 +379,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         bars="\n".join(
             _table(["bar", "measured in this run", "verdict"], bars(d, flat, vt, ps + fz))
         ),
+        targets="\n".join(_table(["target", "measured in this run", "verdict"], targets)),
         delegation="\n".join(delegation_section(d)),
         others="\n".join(other_sections(vt, ps, ss)),
     )

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark, writes raw JSON lines to bench/out/ and regenerates docs/benchmarks.md
-# and docs/benchmarks.svg. About 5 minutes on 2 cores, most of it the peers.
+# and docs/benchmarks.svg. About 15 minutes on 2 cores, most of it the peers and the
+# 10,000-file suite. Run it on a quiet machine: wall figures (import time) need one.
 #   bench/run_all.sh                 # the peers too, if .handoff-venvs/peers exists
 #   SETUP_PEERS=1 bench/run_all.sh   # create the peer virtualenv first (pinned versions)
 #   PEERS=0 bench/run_all.sh         # ours only
@@ -46,5 +47,14 @@ echo "+ fuzz throughput" >&2
 $PY bench/fuzz_throughput.py > "$OUT/fuzz_throughput.jsonl"
 echo "+ scenario suite" >&2
 $PY bench/scenario_suite.py > "$OUT/scenario_suite.jsonl"
-echo "+ suite scale (10,000 files; FILES=N for fewer)" >&2; $PY bench/suite_scale.py --files "${FILES:-10000}" > "$OUT/suite_scale.jsonl"
+echo "+ suite scale (10,000 files; FILES=N for fewer)" >&2
+$PY bench/suite_scale.py --files "${FILES:-10000}" > "$OUT/suite_scale.jsonl"
+if [[ -f bench/memory.py ]]; then
+  echo "+ memory" >&2
+  $PY bench/memory.py > "$OUT/memory.jsonl"
+else
+  rm -f "$OUT/memory.jsonl"
+fi
+echo "+ framework adapters (skipped per framework when its extra is missing)" >&2
+$PY bench/adapters.py > "$OUT/adapters.jsonl"
 $PY bench/report.py

@@ -142,3 +142,65 @@ def test_scenario_suite_measures_or_says_why_not() -> None:
         generated = [r for r in records if r["suite"].endswith("generated files")]
         assert generated[0]["items"] == 3
         assert generated[0]["outcomes"] == {"passed": 3}
+
+
+def test_report_states_each_issue_target_with_its_figure_and_verdict(
+    delegation_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    out, docs = tmp_path / "out", tmp_path / "docs"
+    out.mkdir()
+    docs.mkdir()
+    suite = {
+        "benchmark": "suite_scale",
+        "items": 2,
+        "collect_cpu_ms_per_scenario": 0.8,
+        "collect_cpu_ms_per_scenario_net": 0.5,
+        "pytest_own_collect_ms_per_item": 0.3,
+        "pytest_vs_cli_cpu": 1.7,
+        "pytest_vs_cli_wall": 1.6,
+        "pytest_vs_cli_cpu_without_pytest_own": 1.1,
+    }
+    files = {
+        "delegation": delegation_records,
+        "suite_scale": [suite],
+        "wall_clock": [
+            {
+                "benchmark": "wall_clock",
+                "setting": "~600 modules",
+                "modules_loaded": 612,
+                "cpu_ms_overhead": 0.12,
+                "wall_ms_overhead": 0.2,
+            }
+        ],
+        "adapters": [
+            {
+                "case": "overhead",
+                "framework": "pydantic-ai",
+                "variant": "handoff-sim",
+                "cpu_ratio": 1.25,
+                "wall_ratio": 1.3,
+                "cpu_ms_per_handoff": 5.5,
+            }
+        ],
+    }
+    for name, records in files.items():
+        (out / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    run_script("report.py", "--out", str(out), "--docs", str(docs))
+    text = (docs / "benchmarks.md").read_text()
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in text.splitlines()}
+
+    def row(start: str) -> str:
+        (found,) = [line for bar, line in rows.items() if bar.startswith(start)]
+        return found
+
+    assert "0.80 ms" in row("collection <= 1 ms")
+    assert "**met**" in row("collection <= 1 ms")
+    assert "1.70x CPU" in row("pytest --handoff-scenarios")
+    assert "NOT met" in row("pytest --hand")
+    assert row("pytest -n 2").endswith("| n/a |")  # measured without xdist: no verdict
+    assert "+0.120 ms CPU" in row("default simulate()")
+    assert "**met**" in row("default simulate")
+    assert row("peak RSS growth").endswith("| n/a |")  # bench/memory.py did not run
+    assert row("`import handoff_sim`").endswith("| n/a |")
+    assert "1.25x CPU" in row("pydantic-ai run with handoff-sim")
+    assert "NOT met" in row("pydantic-ai run with handoff-sim")
