@@ -47,18 +47,22 @@ from _common import REPO_ROOT, Record, emit, machine, median, print_table
 BUNDLED = REPO_ROOT / "scenarios"
 MAX_SOURCE_BYTES = 2_000
 _NAME = re.compile(r"^scenario:[ \t]*(\S+)", re.MULTILINE)
+_REAL_CLOCK = re.compile(r"^[ \t]*clock:[ \t]*real\b", re.MULTILINE)
 _COLLECTED = re.compile(r"(\d+) tests? collected")
 _SUMMARY = re.compile(r"(\d+) (passed|failed|errors?|skipped)")
 _CLI_SUMMARY = re.compile(r"(\d+) passed, (\d+) failed")
 
 
 def small_sources() -> list[Path]:
-    """Bundled files with one scenario, no matrix, no agent-definition folder, under 2 KB."""
+    """Bundled files with one scenario, no matrix, no agent-definition folder, no real
+    clock, under 2 KB."""
     found = []
     for path in sorted(BUNDLED.rglob("*.yaml")):
         text = path.read_text(encoding="utf-8")
         single = len(_NAME.findall(text)) == 1 and "\nscenarios:" not in text
         plain = "matrix:" not in text and "agent_types_dir" not in text
+        # a real clock spends real time (sleeps that xdist overlaps): not a suite's cost
+        plain = plain and _REAL_CLOCK.search(text) is None
         if single and plain and len(text.encode()) <= MAX_SOURCE_BYTES:
             found.append(path)
     return found

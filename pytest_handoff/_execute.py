@@ -127,10 +127,12 @@ def execute(config: pytest.Config, scenario: LoadedScenario, request: Any = None
     from pytest_handoff._failure import shown_path
     from pytest_handoff._keys import OUTCOMES
 
-    outcome = Outcome(result, shown_path=shown_path(config, scenario.path))
+    outcome = Outcome(result)
+    if request is not None and wants_snapshot(scenario):
+        outcome.snapshot_diff = _compare_snapshot(request, result)
+    if not outcome.passed:  # only a report names the file: a passing item skips the path work
+        outcome.shown_path = shown_path(config, scenario.path)
     if request is not None:
-        if wants_snapshot(scenario):
-            outcome.snapshot_diff = _compare_snapshot(request, result)
         request.node.stash.setdefault(OUTCOMES, []).append(outcome)
     return outcome
 
