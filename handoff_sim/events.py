@@ -294,7 +294,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
     )
 }
 
-for _event_class in (Event, *EVENT_TYPES.values()):
+_EVENT_CLASSES: tuple[type[Event], ...] = (Event, *EVENT_TYPES.values())
+for _event_class in _EVENT_CLASSES:
     quick_init(_event_class)
 
 
