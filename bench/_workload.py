@@ -17,7 +17,7 @@ import asyncio
 import gc
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from handoff_sim import Agent, ModelRequest, ModelResponse, RunResult, SubAgent, ToolCall, simulate
@@ -114,7 +114,8 @@ class Built:
     parent: Agent
     parent_model: ParentModel | ScriptedModel
     child_model: ChildModel | ScriptedModel
-    budget: dict[str, int] = field(default_factory=dict)
+    max_model_calls: int = 10_000
+    max_handoffs: int = 10_000
 
 
 def build(workload: Workload, n: int, model: str = "custom") -> Built:
@@ -137,8 +138,7 @@ def build(workload: Workload, n: int, model: str = "custom") -> Built:
         parallel_tool_calls=workload == "parallel",
         max_steps=n + 2 if workload == "sequential" else 3,
     )
-    budget = {"max_model_calls": max(10_000, 2 * n + 2), "max_handoffs": max(10_000, n)}
-    return Built(parent, parent_model, child_model, budget)
+    return Built(parent, parent_model, child_model, max(10_000, 2 * n + 2), max(10_000, n))
 
 
 def _calls(model: ParentModel | ChildModel | ScriptedModel) -> int:
@@ -175,14 +175,24 @@ def execute(built: Built, mode: Mode) -> tuple[RunResult, float, float]:
 
         async def timed() -> None:  # returns None: asyncio.run may repr its main task's result
             c0, t0 = time.process_time(), time.perf_counter()
-            res = await built.parent.arun("Do the tasks.", **built.budget)
+            res = await built.parent.arun(
+                "Do the tasks.",
+                max_model_calls=built.max_model_calls,
+                max_handoffs=built.max_handoffs,
+            )
             done.append((res, time.perf_counter() - t0, time.process_time() - c0))
 
         asyncio.run(timed())
         return done[0]
     c0, t0 = time.process_time(), time.perf_counter()
     wall_clock = mode == "simulate+wallclock"
-    result = simulate(built.parent, "Do the tasks.", wall_clock=wall_clock, **built.budget)
+    result = simulate(
+        built.parent,
+        "Do the tasks.",
+        wall_clock=wall_clock,
+        max_model_calls=built.max_model_calls,
+        max_handoffs=built.max_handoffs,
+    )
     return result, time.perf_counter() - t0, time.process_time() - c0
 
 

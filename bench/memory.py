@@ -139,6 +139,7 @@ def measure(sizes: Sequence[int], repeats: int) -> list[Record]:
                 "repeats": repeats,
                 "rss_growth_mb": round(median(rss) / 2**20, 2),
                 "rss_bytes_per_handoff": round(per),
+                "rss_growth_kib_per_handoff": round(per / 1024, 3),
                 "tracemalloc_peak_mb": round(median(traced) / 2**20, 2),
                 "tracemalloc_bytes_per_handoff": round(median(traced) / n),
                 "cpu_us_per_handoff": median(cpu),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from dataclasses import dataclass, field
+from types import CoroutineType
 from typing import TYPE_CHECKING
 
 from handoff_sim._context import Frame, RunEnvironment
@@ -85,7 +86,7 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
     depth = frame.depth
     env.emit(_model_request, frame, depth, number, len(history), tool_names(agent))
     answer: object = agent.model.complete(request)
-    if inspect.isawaitable(answer):  # a sync complete() is accepted as well
+    if type(answer) is CoroutineType or inspect.isawaitable(answer):  # sync complete() too
         answer = await answer
     response = check_response(answer, agent=agent.name, step=number)
     calls = dedupe_call_ids(response.tool_calls, number, state.seen_call_ids)
