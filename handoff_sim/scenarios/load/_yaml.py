@@ -19,6 +19,7 @@ the one the pure parser gives.
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -188,13 +189,12 @@ def _libyaml_loader() -> type[yaml.cyaml.CSafeLoader] | None:
     def resolve(kind: type[yaml.Node], value: Any, implicit: Any) -> str:
         return resolver.resolve(kind, value, implicit)  # type: ignore[no-any-return]
 
-    def ignore(*_: Any) -> None:
-        return None
-
+    # libyaml's composer calls these two around every node; built-in callables that
+    # ignore their result (two arguments; none) cost less than a Python function
     members = {
         "resolve": staticmethod(resolve),
-        "descend_resolver": ignore,
-        "ascend_resolver": ignore,
+        "descend_resolver": staticmethod(operator.is_),
+        "ascend_resolver": staticmethod(tuple),
     }
     return type("_LibyamlLoader", (_CSafeLoader,), members)
 
