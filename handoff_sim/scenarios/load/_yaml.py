@@ -267,27 +267,26 @@ class _QuickBuild:
         self.count = 0  # nodes numbered so far, the root (number 0) aside
         self.entries: _Entries = {}
 
-    def value(self, node: yaml.Node, depth: int, in_flow: bool, number: int) -> Any:
-        """The value of ``node``, numbered ``number`` at nesting level ``depth``."""
+    def value(self, node: Any, depth: int, in_flow: bool, number: int) -> Any:
+        """The value of ``node`` (a ``yaml.Node``), numbered ``number``, at level ``depth``."""
         if depth > MAX_YAML_DEPTH:
             raise _Unusual
-        if isinstance(node, yaml.ScalarNode):
+        kind = type(node)  # libyaml makes these exact classes; anything else is unusual
+        if kind is yaml.ScalarNode:
             return self.scalar(node, in_flow)
-        if isinstance(node, yaml.CollectionNode):
-            flow = bool(node.flow_style)
-            if node.tag == _SEQ_TAG and isinstance(node, yaml.SequenceNode):
-                return self.sequence(node, depth, flow, number)
-            if node.tag == _MAP_TAG and isinstance(node, yaml.MappingNode):
-                return self.mapping(node, depth, flow, number)
+        if kind is yaml.MappingNode and node.tag == _MAP_TAG:
+            return self.mapping(node, depth, bool(node.flow_style), number)
+        if kind is yaml.SequenceNode and node.tag == _SEQ_TAG:
+            return self.sequence(node, depth, bool(node.flow_style), number)
         raise _Unusual
 
     def scalar(self, node: yaml.ScalarNode, in_flow: bool) -> Any:
         """A text, a number, a boolean, null, a date, bytes; any other tag is unusual."""
-        if not node.style and _read_differently(node, in_flow):
-            raise _Unusual
-        tag = node.tag
+        tag, value = node.tag, node.value
+        if not node.style and ((in_flow and "?" in value) or (value == "" and tag == _STR_TAG)):
+            raise _Unusual  # read differently by the two parsers (see _read_differently)
         if tag == _STR_TAG:
-            return node.value
+            return value
         if tag in _SCALAR_TAGS:
             return self.loader.yaml_constructors[tag](self.loader, node)
         raise _Unusual
@@ -316,10 +315,13 @@ class _QuickBuild:
         if len({key.value for key, _ in pairs if type(key) is yaml.ScalarNode}) != len(pairs):
             raise _Unusual
         mapping = {}
+        entries = self.entries
         for key, item in pairs:
-            self.number()  # the key's
-            child = self.number()
-            self.entries[number, key.value] = (child, key.start_mark.line, key.start_mark.column)
+            child = self.count + 2  # the key's number, then the value's
+            if child >= MAX_YAML_NODES:
+                raise _Unusual
+            self.count = child
+            entries[number, key.value] = (child, key.start_mark.line, key.start_mark.column)
             mapping[self.scalar(key, flow)] = self.value(item, depth + 1, flow, child)
         return mapping
 
