@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import CoroutineType
 from typing import TYPE_CHECKING
 
-from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim._context import Frame, RunEnvironment, event_emitter
 from handoff_sim._frozen import quick_builder
 from handoff_sim._safe import describe_error
 from handoff_sim._tool_calls import dedupe_call_ids, execute_calls
@@ -31,10 +31,10 @@ __all__ = ["LoopState", "run_loop"]
 # Positional builders (every field, in field order): the loop makes these on every turn.
 _request = quick_builder(ModelRequest)
 _message = quick_builder(Message)
-_model_request = quick_builder(ModelRequestEvent)
-_model_response = quick_builder(ModelResponseEvent)
-_run_start = quick_builder(RunStartEvent)
-_run_end = quick_builder(RunEndEvent)
+_model_request = event_emitter(ModelRequestEvent)
+_model_response = event_emitter(ModelResponseEvent)
+_run_start = event_emitter(RunStartEvent)
+_run_end = event_emitter(RunEndEvent)
 
 
 @dataclass(slots=True)
@@ -84,15 +84,15 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
         agent.name, agent.model_name, history, agent.tool_specs, agent.parallel_tool_calls
     )
     depth = frame.depth
-    env.emit(_model_request, frame, depth, number, len(history), tool_names(agent))
+    _model_request(env, frame, depth, number, len(history), tool_names(agent))
     answer: object = agent.model.complete(request)
     if type(answer) is CoroutineType or inspect.isawaitable(answer):  # sync complete() too
         answer = await answer
     response = check_response(answer, agent=agent.name, step=number)
     calls = dedupe_call_ids(response.tool_calls, number, state.seen_call_ids)
     text = response.text
-    env.emit(
-        _model_response,
+    _model_response(
+        env,
         frame,
         depth,
         number,
@@ -122,7 +122,7 @@ async def run_loop(
         session.messages.append(Message(role="system", content=agent.system_prompt))
     session.messages.append(_message("user", user_input, (), None, None, False))
     state = LoopState(messages=session.messages)
-    env.emit(_run_start, frame, frame.depth, user_input, session.id, parent_run_id)
+    _run_start(env, frame, frame.depth, user_input, session.id, parent_run_id)
     status: RunStatus = "failed"
     raised: BaseException | None = None
     try:
@@ -171,7 +171,7 @@ def _end_run(
         if note is not None:
             status = "failed" if raised is None else status
             error = f"{error}; {note}" if error else note
-        env.emit(_run_end, frame, frame.depth, status, state.output, state.steps, error)
+        _run_end(env, frame, frame.depth, status, state.output, state.steps, error)
     if problem is not None and raised is None:
         raise problem
     if note is not None and raised is not None:

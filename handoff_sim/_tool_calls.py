@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
-from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim._context import Frame, RunEnvironment, event_emitter
 from handoff_sim._frozen import quick_builder
 from handoff_sim._safe import JsonProblem, error_message, parse_arguments, text_of
 from handoff_sim.errors import (
@@ -31,8 +31,8 @@ Execute = Callable[[ToolCall], Awaitable[str | ToolOutput]]
 _PROPAGATE = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionStoreError)
 
 # Positional builders (every field, in field order): two events and a message per call.
-_tool_start = quick_builder(ToolStartEvent)
-_tool_end = quick_builder(ToolEndEvent)
+_tool_start = event_emitter(ToolStartEvent)
+_tool_end = event_emitter(ToolEndEvent)
 _message = quick_builder(Message)
 
 
@@ -93,7 +93,7 @@ class _Turn:
 
     def _end(self, call: ToolCall, status: ToolStatus, output: str | None) -> None:
         env, frame = self.env, self.frame
-        env.emit(_tool_end, frame, frame.depth, call.id, call.name, status, output)
+        _tool_end(env, frame, frame.depth, call.id, call.name, status, output)
 
     async def run_one(self, call: ToolCall) -> Message:
         """Run one call; every way it can end emits exactly one ``tool_end``.
@@ -102,7 +102,7 @@ class _Turn:
         ends the call ``cancelled`` and propagates: it is the user's, not a result.
         """
         env, frame = self.env, self.frame
-        env.emit(_tool_start, frame, frame.depth, call.id, call.name, call.arguments)
+        _tool_start(env, frame, frame.depth, call.id, call.name, call.arguments)
         try:
             content, is_error = await self._outcome(call)
         except asyncio.CancelledError:

@@ -12,8 +12,13 @@ import weakref
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 
-from handoff_sim._context import Frame, RunEnvironment, current_environment, current_frame
-from handoff_sim._frozen import quick_builder
+from handoff_sim._context import (
+    Frame,
+    RunEnvironment,
+    current_environment,
+    current_frame,
+    event_emitter,
+)
 from handoff_sim._safe import describe_error, error_message
 from handoff_sim.errors import (
     BudgetExceededError,
@@ -50,10 +55,10 @@ _NEVER_RETRIED = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionS
 _NEVER_REFUSES = SubAgent.refuse
 
 # Positional builders (every field, in field order): four events per handoff.
-_handoff_start = quick_builder(HandoffStartEvent)
-_handoff_end = quick_builder(HandoffEndEvent)
-_attempt_start = quick_builder(HandoffAttemptStartEvent)
-_attempt_end = quick_builder(HandoffAttemptEndEvent)
+_handoff_start = event_emitter(HandoffStartEvent, at=True)
+_handoff_end = event_emitter(HandoffEndEvent, at=True)
+_attempt_start = event_emitter(HandoffAttemptStartEvent, at=True)
+_attempt_end = event_emitter(HandoffAttemptEndEvent, at=True)
 
 
 async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOutput:
@@ -93,9 +98,9 @@ class _Handoff:
         self.handoff_id = f"handoff:{call.id}"
         self.subagent = self.mount.subagent_for(call)
         self.session_mode = self.mount.session_mode.value
-        self.env.emit_at(
+        _handoff_start(
+            self.env,
             self.start_us,
-            _handoff_start,
             self.frame,
             self.depth,
             self.handoff_id,
@@ -122,9 +127,9 @@ class _Handoff:
         self.ended = True
         env, call = self.env, self.call
         now = env.now_us()
-        env.emit_at(
+        _handoff_end(
+            env,
             now,
-            _handoff_end,
             self.frame,
             self.depth,
             self.handoff_id,
@@ -284,9 +289,9 @@ class HandoffExecutor:
         for attempt in range(1, attempts + 1):
             state.made = h.attempts_made = attempt
             started = env.now_us()
-            env.emit_at(
+            _attempt_start(
+                env,
                 started,
-                _attempt_start,
                 h.frame,
                 h.depth,
                 h.handoff_id,
@@ -330,9 +335,9 @@ class HandoffExecutor:
     ) -> None:
         h.open_attempt = None
         now = h.env.now_us()
-        h.env.emit_at(
+        _attempt_end(
+            h.env,
             now,
-            _attempt_end,
             h.frame,
             h.depth,
             h.handoff_id,
