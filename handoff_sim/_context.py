@@ -161,32 +161,6 @@ class RunEnvironment:
             "run_id": frame.run_id,
         }
 
-    def emit(self, build: Callable[..., Event], frame: Frame, depth: int, *fields: object) -> None:
-        """Number, time, build and publish one event of ``frame``'s agent at ``depth``.
-
-        ``build`` takes every field positionally (``quick_builder`` of the event class):
-        ``seq``, ``t``, agent, ``depth`` and run id, then the type's own ``fields``. The
-        runtime's hot path: no stamp dict, one clock reading, after the fields.
-        """
-        self._seq += 1
-        now_us = round(self._clock() * 1_000_000) - self._origin_us
-        event = build(self._seq, now_us / 1_000_000, frame.agent, depth, frame.run_id, *fields)
-        if self._hook is None:
-            self._events.append(event)
-        else:
-            self._hook(event=event)
-
-    def emit_at(
-        self, now_us: int, build: Callable[..., Event], frame: Frame, depth: int, *fields: object
-    ) -> None:
-        """:meth:`emit` at ``now_us``, a reading of :meth:`now_us` a duration was taken from."""
-        self._seq += 1
-        event = build(self._seq, now_us / 1_000_000, frame.agent, depth, frame.run_id, *fields)
-        if self._hook is None:
-            self._events.append(event)
-        else:
-            self._hook(event=event)
-
     def publish(self, event: Event) -> None:
         """Record ``event`` and hand it to the observers."""
         if self._hook is None:
@@ -229,10 +203,11 @@ _EMITTER_NAMES = {"env", "now_us", "frame", "depth", "self", "seq", "hook"}
 def event_emitter(cls: type[Event], *, at: bool = False) -> Callable[..., None]:
     """A function that numbers, times, builds and publishes one ``cls`` event.
 
-    ``emit(env, frame, depth, *own_fields)`` does what :meth:`RunEnvironment.emit` does
-    with ``quick_builder(cls)``, in one call and without packing the fields: the
-    runtime's hottest path. With ``at=True`` it takes a clock reading after ``env``
-    (``emit(env, now_us, frame, depth, *own_fields)``), as :meth:`~RunEnvironment.emit_at`.
+    ``emit(env, frame, depth, *own_fields)`` is ``env.publish(cls(**own_fields,
+    **env.stamp(frame, depth)))`` in one call: no stamp dict, no keyword binding, one
+    clock reading taken after the fields, each field stored through its slot (the
+    runtime's hottest path). With ``at=True`` it takes a reading of :meth:`~RunEnvironment.now_us`
+    after ``env`` (``emit(env, now_us, frame, depth, ...)``) that a duration was taken from.
     """
     names = [f.name for f in fields(cls)]
     own = names[len(_STAMP) :]

@@ -13,8 +13,16 @@ from typing import Any
 import pytest
 
 from handoff_sim import Agent, RunResult, Session, SubAgent, simulate, tool
+from handoff_sim._context import Frame, RunEnvironment, event_emitter
 from handoff_sim._safe import JsonProblem, parse_arguments
-from handoff_sim.events import EVENT_TYPES, Event, HandoffEndEvent, event_from_dict
+from handoff_sim.events import (
+    EVENT_TYPES,
+    Event,
+    HandoffEndEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+    event_from_dict,
+)
 from handoff_sim.messages import Message, MessageHistory, ModelRequest, ToolCall
 from handoff_sim.subagents._input import envelope
 from handoff_sim.testing import ScriptedModel
@@ -228,3 +236,19 @@ def test_arguments_read_twice_are_parsed_once_and_equal_text_is_read_again() -> 
         parse_arguments("{")
     with pytest.raises(JsonProblem, match="not JSON text"):
         parse_arguments(None)
+
+
+def test_an_emitted_event_is_the_one_the_constructor_builds_from_the_stamp() -> None:
+    env = RunEnvironment(clock=lambda: 2.5)  # a given clock counts from 0
+    frame = Frame("boss", 0, "run-1", Session(id="s"))
+    event_emitter(ToolStartEvent)(env, frame, 1, "c1", "t", "{}")
+    event_emitter(ToolEndEvent, at=True)(env, 1_500_000, frame, 0, "c1", "t", "ok", "done")
+    stamp: dict[str, Any] = {"agent": "boss", "run_id": "run-1"}
+    assert env.events == [
+        ToolStartEvent(seq=1, t=2.5, depth=1, call_id="c1", tool="t", arguments="{}", **stamp),
+        ToolEndEvent(
+            seq=2, t=1.5, depth=0, call_id="c1", tool="t", status="ok", output="done", **stamp
+        ),
+    ]
+    with pytest.raises(TypeError, match="Message: not an event"):
+        event_emitter(Message)  # type: ignore[arg-type]
