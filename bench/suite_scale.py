@@ -177,7 +177,7 @@ def commands(suite: Path, empty: Path, xdist: bool) -> dict[str, tuple[list[str]
     return found
 
 
-def measure(suite: Path, repeats: int, xdist: bool) -> dict[str, list[Timing]]:
+def measure(suite: Path, repeats: int, xdist: bool, warmup: bool = True) -> dict[str, list[Timing]]:
     """Every command ``repeats`` times, the order rotated each round."""
     with tempfile.TemporaryDirectory(prefix="handoff-scale-project-") as tmp:
         project = Path(tmp)
@@ -189,8 +189,8 @@ def measure(suite: Path, repeats: int, xdist: bool) -> dict[str, list[Timing]]:
         names = list(cmds)
         warm = project / "warm"
         generate(warm, 1)
-        for cmd, _ in commands(warm, empty, xdist).values():  # fill the bytecode caches
-            timed(cmd, project, (0, 5))
+        for cmd, _ in commands(warm, empty, xdist).values() if warmup else ():
+            timed(cmd, project, (0, 5))  # fill the bytecode caches
         runs: dict[str, list[Timing]] = {n: [] for n in names}
         for r in range(repeats):
             for name in names[r % len(names) :] + names[: r % len(names)]:
@@ -309,13 +309,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--files", type=int, default=10_000, help="generated scenario files")
     ap.add_argument("--repeats", type=int, default=3, help="rounds of every command (median)")
     ap.add_argument("--no-xdist", action="store_true", help="skip the -n 2 runs")
+    ap.add_argument(
+        "--no-warmup", action="store_true", help="skip the untimed warming round (smoke tests)"
+    )
     args = ap.parse_args(argv)
     xdist = not args.no_xdist and importlib.util.find_spec("xdist") is not None
     with tempfile.TemporaryDirectory(prefix="handoff-scale-") as tmp:
         suite = Path(tmp) / "suite"
         sources = generate(suite, args.files)
         print(f"suite_scale: {args.files} files from {len(sources)} bundled ones", file=sys.stderr)
-        rec = summarise(measure(suite, args.repeats, xdist), args.files, args.repeats)
+        rec = summarise(
+            measure(suite, args.repeats, xdist, not args.no_warmup), args.files, args.repeats
+        )
     emit(rec)
     report(rec)
 
