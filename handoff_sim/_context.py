@@ -235,7 +235,7 @@ def event_emitter(cls: type[Event], *, at: bool = False) -> Callable[..., None]:
         "    else:\n"
         "        hook(event=self)\n"
     )
-    exec(source, namespace)
+    exec(compile(source, f"<event_emitter {cls.__qualname__}>", "exec"), namespace)
     emit: Callable[..., None] = namespace["emit"]
     emit.__name__ = emit.__qualname__ = f"emit_{cls.__name__}"
     return emit

@@ -57,7 +57,7 @@ def quick_init(cls: T) -> T:
         annotations[name] = f.type
     params_text = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
     source = f"def __init__({params_text}):\n" + ("\n".join(body) or "    pass") + "\n"
-    exec(source, namespace)
+    exec(compile(source, f"<quick_init {cls.__qualname__}>", "exec"), namespace)
     init = namespace["__init__"]
     init.__annotations__ = {**annotations, "return": None}
     init.__qualname__ = f"{cls.__qualname__}.__init__"
@@ -82,7 +82,7 @@ def quick_builder(cls: type[C]) -> Callable[..., C]:
         namespace[f"_set_{name}"] = getattr(cls, name).__set__
     body = "".join(f"    _set_{name}(self, {name})\n" for name in names)
     source = f"def build({', '.join(names)}):\n    self = _new(_cls)\n{body}    return self\n"
-    exec(source, namespace)
+    exec(compile(source, f"<quick_builder {cls.__qualname__}>", "exec"), namespace)
     build: Callable[..., C] = namespace["build"]
     build.__name__ = build.__qualname__ = f"build_{cls.__name__}"
     return build
