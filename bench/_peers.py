@@ -1,8 +1,9 @@
 """The peer frameworks' side: a private virtualenv and the commands that run their workloads.
 
 The peers are never a dependency of handoff-sim. ``--setup-peers`` creates
-``.handoff-venvs/peers`` (gitignored) with exactly the pinned versions (``PINS``) the bars were set with; the
-workload scripts in ``bench/peers/`` are the project's own peer measurements.
+``.handoff-venvs/peers`` (gitignored) with exactly the pinned versions (``PINS``) the bars
+were set with; the workload scripts in ``bench/peers/`` are the project's own peer
+measurements.
 """
 
 from __future__ import annotations
