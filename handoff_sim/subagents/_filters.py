@@ -9,25 +9,20 @@ something other than a ``ToolCall`` or ``None``, with the tool and the agent.
 
 from __future__ import annotations
 
-import importlib
-import importlib.machinery
 import inspect
 import re
-import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import ModuleType
 
 from handoff_sim._context import current_frame
+from handoff_sim._references import REFERENCE_PATTERN, resolve_reference
 from handoff_sim._safe import describe_error
 from handoff_sim.errors import InputFilterError
 from handoff_sim.messages import ToolCall
 
 __all__ = ["PYTHON_REFERENCE", "PythonFilter", "python_filter"]
 
-_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-PYTHON_REFERENCE = rf"^{_NAME}(\.{_NAME})*:{_NAME}(\.{_NAME})*$"
+PYTHON_REFERENCE = REFERENCE_PATTERN
 """``package.module:function`` (the attribute may be dotted: ``module:Class.method``)."""
 
 
@@ -77,21 +72,7 @@ def python_filter(reference: str, search: Sequence[Path] = ()) -> PythonFilter:
         raise InputFilterError(
             f"{reference!r} is not an import path of the form package.module:function"
         )
-    module_name, attribute = reference.split(":")
-    module = _import(module_name, [Path(p) for p in search])
-    found: object = module
-    for part in attribute.split("."):
-        try:
-            found = getattr(found, part)
-        except AttributeError:
-            where = getattr(module, "__file__", None) or module_name
-            raise InputFilterError(
-                f"module '{module_name}' ({where}) has no attribute '{attribute}'"
-            ) from None
-        except Exception as exc:  # a property or a module __getattr__ that raises
-            raise InputFilterError(
-                f"getting '{attribute}' from module '{module_name}' failed: {describe_error(exc)}"
-            ) from exc
+    found = resolve_reference(reference, search, InputFilterError)
     try:
         function = _checked(reference, found)
     except InputFilterError:
@@ -121,61 +102,3 @@ def _checked(reference: str, found: object) -> Callable[[ToolCall], object]:
             f"its signature is {signature}"
         ) from None
     return found
-
-
-def _import(name: str, search: list[Path]) -> ModuleType:
-    _refuse_shadowed(name, search)
-    try:
-        with _on_path(search):
-            return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
-            places = ", ".join(str(p) for p in search)
-            where = f" (searched {places} and sys.path)" if places else " (searched sys.path)"
-            raise InputFilterError(f"cannot import module '{name}'{where}") from None
-        raise InputFilterError(f"importing module '{name}' failed: {describe_error(exc)}") from exc
-    except (Exception, SystemExit) as exc:
-        raise InputFilterError(f"importing module '{name}' failed: {describe_error(exc)}") from exc
-
-
-def _refuse_shadowed(name: str, search: list[Path]) -> None:
-    """A top-level module already imported from elsewhere cannot be this scenario's one too."""
-    top = name.split(".")[0]
-    loaded = sys.modules.get(top)
-    if loaded is None or not search:
-        return
-    local = importlib.machinery.PathFinder.find_spec(top, [str(p) for p in search])
-    if local is None:
-        return
-    here = _location(local.origin, local.submodule_search_locations)
-    there = _location(getattr(loaded, "__file__", None), getattr(loaded, "__path__", None))
-    if here != there:
-        raise InputFilterError(
-            f"module '{top}' is already imported from {there or 'a built-in module'}, but "
-            f"{here} has the same name; give one of them a unique name (as pytest asks of "
-            "test modules)"
-        )
-
-
-def _location(origin: str | None, package: object) -> str | None:
-    if origin is not None and origin not in ("namespace", "built-in", "frozen"):
-        return str(Path(origin).resolve())
-    try:
-        paths = list(package) if package is not None else []  # type: ignore[call-overload]
-    except TypeError:
-        paths = []
-    return str(Path(str(paths[0])).resolve()) if paths else None
-
-
-@contextmanager
-def _on_path(search: list[Path]) -> Iterator[None]:
-    """``search`` in front of ``sys.path`` for the duration of one import."""
-    added = [str(p) for p in search if str(p) not in sys.path]
-    sys.path[:0] = added
-    importlib.invalidate_caches()
-    try:
-        yield
-    finally:
-        for entry in added:
-            if entry in sys.path:
-                sys.path.remove(entry)

@@ -83,9 +83,9 @@ def test_the_resolved_type_is_the_schema_the_model_is_offered(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("reference", "fragment"),
     [
-        ("b_no_such_module_anywhere:Review", "no module 'b_no_such_module_anywhere' (searched"),
-        ("{module}:Missing", "'{module}' has no 'Missing'"),
-        ("{module}:Review.Nested", "'{module}' has no 'Review.Nested'"),
+        ("b_no_such_module_anywhere:Review", "cannot import module 'b_no_such_module_anywhere' ("),
+        ("{module}:Missing", "has no attribute 'Missing'"),
+        ("{module}:Review.Nested", "has no attribute 'Review.Nested'"),
     ],
 )
 def test_an_unresolvable_input_type_fails_at_its_line_unless_expected(
@@ -108,7 +108,7 @@ def test_a_module_that_fails_to_import_is_a_load_error_naming_the_failure(
     tmp_path: Path,
 ) -> None:
     name = _module(tmp_path, "raise RuntimeError('broken on import')\n")
-    with pytest.raises(ScenarioFileError, match="importing it failed: RuntimeError: broken on"):
+    with pytest.raises(ScenarioFileError, match="failed: RuntimeError: broken on"):
         load_file(write(tmp_path, _scenario(f"{name}:Review")))
 
 
@@ -157,3 +157,15 @@ def test_the_bundled_input_type_scenarios_pass() -> None:
     loaded = load_file(BUNDLED / "flink" / "input_type.yaml")
     assert [run_scenario(s).passed for s in loaded] == [True, True]
     assert loaded[1].load_error is not None
+
+
+def test_an_input_type_module_named_like_one_already_imported_elsewhere_is_refused(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "json.py").write_text(MODULE, encoding="utf-8")
+    with pytest.raises(ScenarioFileError) as caught:
+        load_file(write(tmp_path, _scenario("json:Review")))
+    [problem] = caught.value.problems
+    assert problem.field == "agents.main.subagents.0.input_type"
+    assert "module 'json' is already imported from" in problem.message
+    assert sys.modules["json"].__file__ != str(tmp_path / "json.py")

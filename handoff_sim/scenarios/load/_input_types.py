@@ -9,13 +9,10 @@ scenario may expect, else a load problem at its ``input_type`` key.
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
-from handoff_sim._safe import describe_error
+from handoff_sim._references import resolve_reference
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios.load._agent_types import LoadFailure
 from handoff_sim.scenarios.schema import ScenarioSpec, SubAgentSpec
@@ -67,39 +64,9 @@ def load_input_types(
 
 def resolve_input_type(reference: str, search: Sequence[Path] = ()) -> object:
     """What ``package.module:Name`` names; ConfigurationError saying why it cannot."""
-    module_name, _, attribute = reference.partition(":")
-    why = f"cannot resolve input type '{reference}'"
     try:
-        with _on_path([str(p) for p in search]):
-            found: object = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
-            places = "".join(f"{p}, " for p in search)
-            raise ConfigurationError(
-                f"{why}: no module '{module_name}' (searched {places}sys.path)"
-            ) from None
-        raise ConfigurationError(f"{why}: importing it failed: {describe_error(exc)}") from exc
-    except (Exception, SystemExit) as exc:  # the module's own code failed
-        raise ConfigurationError(f"{why}: importing it failed: {describe_error(exc)}") from exc
-    for part in attribute.split("."):
-        try:
-            found = getattr(found, part)
-        except AttributeError:
-            raise ConfigurationError(f"{why}: '{module_name}' has no '{attribute}'") from None
-        except Exception as exc:  # a property or a module __getattr__ that raises
-            raise ConfigurationError(f"{why}: {describe_error(exc)}") from exc
-    return found
-
-
-@contextmanager
-def _on_path(entries: list[str]) -> Iterator[None]:
-    """``entries`` in front of ``sys.path`` for the duration of one import."""
-    added = [e for e in entries if e not in sys.path]
-    sys.path[:0] = added
-    importlib.invalidate_caches()
-    try:
-        yield
-    finally:
-        for entry in added:
-            if entry in sys.path:
-                sys.path.remove(entry)
+        return resolve_reference(reference, search, ConfigurationError)
+    except ConfigurationError as exc:
+        raise ConfigurationError(f"cannot resolve input type '{reference}': {exc}") from (
+            exc.__cause__
+        )
