@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
-import reprlib
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from handoff_sim._agent_checks import (
+    check_model,
+    check_options,
+    checked_name,
+    checked_tools,
+    describe,
+    items,
+)
 from handoff_sim._context import (
     Budget,
     Frame,
@@ -20,12 +26,10 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
-from handoff_sim._limits import MAX_STEPS
 from handoff_sim._react_loop import LoopState, run_loop
 from handoff_sim.errors import (
     ConfigurationError,
     DuplicateToolNameError,
-    InvalidNameError,
     ReservedPrefixError,
     RunError,
 )
@@ -80,9 +84,9 @@ class Agent:
         session_store: SessionStore | None = None,
         model_name: str | None = None,
     ) -> None:
-        self.name = name = _checked_name(name)
-        _check_model(name, model)
-        _check_options(
+        self.name = name = checked_name(name)
+        check_model(name, model)
+        check_options(
             name,
             handoff_policy=handoff_policy,
             parallel_tool_calls=parallel_tool_calls,
@@ -94,7 +98,7 @@ class Agent:
         )
         self._model: ModelClient = model
         self._model_name = model_name
-        self.tools = _checked_tools(name, tools)
+        self.tools = checked_tools(name, tools)
         self.subagents = _checked_subagents(name, subagents)
         self.handoff_policy = handoff_policy or HandoffPolicy()
         self.parallel_tool_calls = parallel_tool_calls
@@ -121,7 +125,7 @@ class Agent:
 
     @model.setter
     def model(self, model: ModelClient) -> None:
-        _check_model(self.name, model)
+        check_model(self.name, model)
         self._model = model
 
     @property
@@ -142,7 +146,7 @@ class Agent:
         Only this agent changes: its sub-agents keep their models
         (``handoff_sim.testing.override_models`` swaps a whole tree by name).
         """
-        _check_model(self.name, model)
+        check_model(self.name, model)
         with override_agent_models({self: model}):
             yield
 
@@ -205,7 +209,7 @@ class Agent:
         """
         if not isinstance(user_input, str):
             raise ConfigurationError(
-                f"agent {self.name!r}: user_input must be a str, got {_describe(user_input)}"
+                f"agent {self.name!r}: user_input must be a str, got {describe(user_input)}"
             )
         env = _environment(observers, max_model_calls, max_handoffs)
         with use_environment(env):
@@ -240,7 +244,7 @@ class Agent:
         if session is not None:
             raise ConfigurationError(
                 f"agent {self.name!r}: session must be a Session, a session id or None, "
-                f"got {_describe(session)}"
+                f"got {describe(session)}"
             )
         return Session(id=env.new_id("session"), agent=self.name)
 
@@ -307,7 +311,7 @@ def require_agent(value: object, where: str) -> Agent:
     """``value`` if it is an Agent; else a ConfigurationError saying what ``where`` takes."""
     if not isinstance(value, Agent):
         raise ConfigurationError(
-            f"{where}: the first argument must be an Agent, got {_describe(value)}"
+            f"{where}: the first argument must be an Agent, got {describe(value)}"
         )
     return value
 
@@ -379,7 +383,7 @@ def _children(agent: Agent) -> list[Agent]:
             continue  # a target chosen per call: nothing to walk
         if not isinstance(child, Agent):
             raise ConfigurationError(
-                f"agent {agent.name!r}: sub-agent tool {tool_name!r} runs {_describe(child)}, "
+                f"agent {agent.name!r}: sub-agent tool {tool_name!r} runs {describe(child)}, "
                 "not an Agent; set SubAgent.agent to an Agent"
             )
         out.append(child)
@@ -417,127 +421,15 @@ def check_wiring(root: Agent) -> None:
             pending.append(iter(_children(child)))
 
 
-# -- construction checks --------------------------------------------------------------------
-
-
-def _describe(value: object) -> str:
-    """``int 12``, ``function <lambda>``: what a wrong argument was, briefly."""
-    if inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value):
-        return f"function {getattr(value, '__name__', '?')}"
-    return f"{type(value).__name__} {reprlib.repr(value)}"
-
-
-def _checked_name(name: object) -> str:
-    if not isinstance(name, str):
-        raise InvalidNameError(f"agent name must be a str, got {_describe(name)}")
-    if not name.strip():
-        raise InvalidNameError("agent name is required")
-    return name.strip()
-
-
-def _check_model(name: str, model: object) -> None:
-    if model is None or not callable(getattr(model, "complete", None)):
-        raise ConfigurationError(
-            f"agent {name!r}: model must be a model client with complete(request), "
-            f"got {model!r}; use ScriptedModel or FunctionModel from handoff_sim.testing, "
-            "or any object with async complete(request)"
-        )
-
-
-def _check_options(name: str, **options: object) -> None:
-    """Each keyword option has the type it needs; the message says what to pass instead."""
-    for option, value in options.items():
-        problem = _OPTION_CHECKS[option](value)
-        if problem is not None:
-            raise ConfigurationError(f"agent {name!r}: {option} {problem}")
-
-
-def _max_steps_problem(value: object) -> str | None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        return f"must be an int, got {_describe(value)}"
-    if value < 1:
-        return f"must be >= 1, got {value}"
-    if value > MAX_STEPS:
-        return f"must be <= {MAX_STEPS}, got {value}"
-    return None
-
-
-def _needs(kind: type | tuple[type, ...], instead: str) -> Callable[[object], str | None]:
-    def problem(value: object) -> str | None:
-        if value is None or isinstance(value, kind):
-            return None
-        return f"must be {instead}, got {_describe(value)}"
-
-    return problem
-
-
-def _has_methods(*methods: str, instead: str) -> Callable[[object], str | None]:
-    def problem(value: object) -> str | None:
-        if value is None or all(callable(getattr(value, m, None)) for m in methods):
-            return None
-        return f"must be {instead}, got {_describe(value)}"
-
-    return problem
-
-
-def _policy_problem(value: object) -> str | None:
-    if value is None or isinstance(value, HandoffPolicy):
-        return None
-    hint = "; pass HandoffPolicy(**{...})" if isinstance(value, Mapping) else ""
-    return f"must be a HandoffPolicy, got {_describe(value)}{hint}"
-
-
-_OPTION_CHECKS: dict[str, Callable[[object], str | None]] = {
-    "handoff_policy": _policy_problem,
-    "parallel_tool_calls": lambda v: (
-        None if isinstance(v, bool) else f"must be True or False, got {_describe(v)}"
-    ),
-    "max_steps": _max_steps_problem,
-    "system_prompt": _needs(str, "a str or None"),
-    "model_name": _needs(str, "a str or None"),
-    "tool_executor": _has_methods(
-        "execute", instead="an object with execute(call) (a ToolExecutor) or None"
-    ),
-    "session_store": _has_methods(
-        "save", "load", instead="an object with save(session) and load(id) (a SessionStore)"
-    ),
-}
-
-
-def _items(name: str, option: str, value: object, what: str) -> tuple[object, ...]:
-    """The items of a list-like option; a lone item, a str or a mapping is refused."""
-    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Iterable):
-        raise ConfigurationError(
-            f"agent {name!r}: {option} must be a list of {what}, got {_describe(value)}"
-        )
-    return tuple(value)
-
-
-def _checked_tools(name: str, tools: object) -> tuple[Tool, ...]:
-    out = []
-    for index, item in enumerate(_items(name, "tools", tools, "Tool objects")):
-        if not isinstance(item, Tool):
-            hint = (
-                "decorate the function with @tool or wrap it in Tool(name, fn)"
-                if callable(item)
-                else "pass Tool objects (made with @tool or Tool(name, fn))"
-            )
-            raise ConfigurationError(
-                f"agent {name!r}: tools[{index}] is {_describe(item)}, not a Tool; {hint}"
-            )
-        out.append(item)
-    return tuple(out)
-
-
 def _checked_subagents(name: str, subagents: object) -> tuple[SubAgent, ...]:
     """SubAgents as they are; a plain Agent is mounted under its own name."""
     out = []
-    for index, item in enumerate(_items(name, "subagents", subagents, "SubAgent objects")):
+    for index, item in enumerate(items(name, "subagents", subagents, "SubAgent objects")):
         if isinstance(item, Agent):
             item = SubAgent(item.name, "", item)
         elif not isinstance(item, SubAgent):
             raise ConfigurationError(
-                f"agent {name!r}: subagents[{index}] is {_describe(item)}, not a SubAgent; "
+                f"agent {name!r}: subagents[{index}] is {describe(item)}, not a SubAgent; "
                 "pass SubAgent(name, description, agent=...) or an Agent"
             )
         out.append(item)

@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "runtime",
         (
+            "_agent_checks",
             "_context",
             "_mermaid",
             "_otlp",
