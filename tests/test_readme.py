@@ -21,9 +21,28 @@ def test_readme_first_example_runs_and_prints_the_trace(
     assert "handoff_start" in capsys.readouterr().out
 
 
-def test_readme_test_example_passes_under_the_plugin(pytester: pytest.Pytester) -> None:
-    [example] = [b for b in _blocks("python") if "def test_" in b]
-    pytester.makepyfile(test_example=example)
+# What the README's "your real graph" stands for: a small tree built by the project's code.
+MYAPP_AGENTS = """
+from handoff_sim import Agent, SubAgent
+from handoff_sim.testing import ScriptedModel
+
+def build_triage():
+    billing = Agent(name="billing", model=ScriptedModel(["real billing answer"]))
+    return Agent(
+        name="triage",
+        model=ScriptedModel(["real triage answer"]),
+        subagents=[SubAgent(name="billing", description="Billing questions", agent=billing)],
+    )
+"""
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_readme_test_examples_pass_under_the_plugin(pytester: pytest.Pytester, index: int) -> None:
+    examples = [b for b in _blocks("python") if "def test_" in b]
+    assert len(examples) == 2
+    pytester.mkpydir("myapp")
+    pytester.path.joinpath("myapp", "agents.py").write_text(MYAPP_AGENTS, encoding="utf-8")
+    pytester.makepyfile(test_example=examples[index])
     pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
