@@ -129,7 +129,7 @@ def other_bars(vt: Sequence[Record], ps: Sequence[Record]) -> list[list[str]]:
             if r["scenario"] == "scenario-file-30s-x3":
                 clock = "scenario file through run_scenario"
             elif r["wall_clock"]:
-                clock = "simulate() with freezegun wall clock (default)"
+                clock = "simulate() with its wall clock (default)"
             else:
                 clock = "simulate(wall_clock=False)"
             rows.append(
@@ -252,7 +252,7 @@ def other_sections(vt: Sequence[Record], ps: Sequence[Record], ss: Sequence[Reco
     out += _table(
         [
             "scenario",
-            "freezegun wall clock",
+            "virtual wall clock",
             "virtual s",
             "wall ms (median)",
             "wall ms (min)",
@@ -300,7 +300,7 @@ def other_sections(vt: Sequence[Record], ps: Sequence[Record], ss: Sequence[Reco
                     ],
                 ],
             )
-        else:
+        elif r["benchmark"] == "plugin_importtime":
             out += [
                 "",
                 f"`{r['measure']}`: an installed handoff-sim adds {r['added_modules']} modules "
