@@ -105,7 +105,7 @@ def test_profile_prints_the_top_costs() -> None:
     assert len(record["top"]) == 5
 
 
-def test_plugin_startup_measures_or_says_why_not() -> None:
+def test_plugin_startup_measures_or_says_why_not(tmp_path: Path) -> None:
     records = run_script(
         "plugin_startup.py",
         *("--runs", "1", "--import-runs", "0", "--import-time-runs", "1", "--no-warmup"),
@@ -121,6 +121,12 @@ def test_plugin_startup_measures_or_says_why_not() -> None:
         assert package["benchmark"] == "import_time"
         assert package["bare_ms"] > 0
         assert {"handoff_sim_ms", "core_names_ms", "handoff_sim_scenarios_ms"} <= set(package)
+    out, docs = tmp_path / "out", tmp_path / "docs"
+    out.mkdir()
+    docs.mkdir()
+    (out / "plugin_startup.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    run_script("report.py", "--out", str(out), "--docs", str(docs))  # reads every kind
+    assert "## Plugin start-up" in (docs / "benchmarks.md").read_text()
 
 
 def test_suite_scale_measures_the_three_bars() -> None:
