@@ -292,8 +292,9 @@ def measure(args: argparse.Namespace) -> list[Record]:
 
 
 def _us(records: Sequence[Record], framework: str, workload: str, n: int, mode: str) -> float:
+    """CPU µs per handoff (wall where a record has none): a loaded machine moves it less."""
     found = [
-        r["microseconds_per_handoff"]
+        r.get("cpu_microseconds_per_handoff") or r["microseconds_per_handoff"]
         for r in records
         if r["framework"] == framework
         and r["workload"] == workload

@@ -70,7 +70,7 @@ def delegation_bars(d: Sequence[Record], flat: Sequence[Record]) -> list[list[st
         rows.append(
             [
                 f"sequential N=200 ≥ 20x less per handoff than pydantic-ai ({mode})",
-                f"ours {_fmt(ours)} µs, pydantic-ai {_fmt(pyd)} µs: {_fmt(ratio, 1)}x",
+                f"ours {_fmt(ours)} µs, pydantic-ai {_fmt(pyd)} µs CPU: {_fmt(ratio, 1)}x",
                 verdict(None if ratio != ratio else ratio >= 20),
             ]
         )
@@ -82,7 +82,7 @@ def delegation_bars(d: Sequence[Record], flat: Sequence[Record]) -> list[list[st
         rows.append(
             [
                 f"µs/handoff at N=400 within 1.25x of N=25 ({mode})",
-                f"{_fmt(b)} / {_fmt(a)} µs = {_fmt(b / a, 2)}x",
+                f"{_fmt(b)} / {_fmt(a)} µs CPU = {_fmt(b / a, 2)}x",
                 verdict(None if b != b else b / a <= 1.25),
             ]
         )
@@ -107,14 +107,15 @@ def delegation_bars(d: Sequence[Record], flat: Sequence[Record]) -> list[list[st
         rows.append(
             [
                 f"K=1,000 in one turn ≥ 10x less per handoff than openai-agents at K=50 ({mode})",
-                f"ours {_fmt(k1000)} µs, openai-agents {_fmt(oa50)} µs: {_fmt(oa50 / k1000, 1)}x",
+                f"ours {_fmt(k1000)} µs, openai-agents {_fmt(oa50)} µs CPU: "
+                f"{_fmt(oa50 / k1000, 1)}x",
                 verdict(None if oa50 != oa50 else oa50 / k1000 >= 10),
             ]
         )
         rows.append(
             [
                 f"K=1,000 linear: µs/handoff within 1.25x of the best K ({mode})",
-                f"{_fmt(k1000)} / {_fmt(best)} µs = {_fmt(k1000 / best, 2)}x",
+                f"{_fmt(k1000)} / {_fmt(best)} µs CPU = {_fmt(k1000 / best, 2)}x",
                 verdict(None if k1000 != k1000 else k1000 / best <= 1.25),
             ]
         )
