@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["HandoffNode", "HandoffRecord", "ImportedTrace", "Trace", "read_otlp"]
 
-E = TypeVar("E", bound=Event)
-E2 = TypeVar("E2", bound=Event)
+EventT = TypeVar("EventT", bound=Event)
+OtherEventT = TypeVar("OtherEventT", bound=Event)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,19 +120,21 @@ class Trace(Sequence[Event]):
         return self._events
 
     @overload
-    def of_type(self, kind: type[E], /) -> list[E]: ...
+    def of_type(self, kind: type[EventT], /) -> list[EventT]: ...
     @overload
-    def of_type(self, first: type[E], second: type[E2], /) -> list[E | E2]: ...
+    def of_type(
+        self, first: type[EventT], second: type[OtherEventT], /
+    ) -> list[EventT | OtherEventT]: ...
     @overload
     def of_type(self, *types: str | type[Event]) -> list[Event]: ...
-    def of_type(self, *types: str | type[E]) -> list[E]:
+    def of_type(self, *types: str | type[EventT]) -> list[EventT]:
         """Events whose ``type`` (string or event class) is one of ``types``.
 
         Given event classes, the list is typed as theirs: ``of_type(HandoffEndEvent)``
         is a ``list[HandoffEndEvent]``.
         """
         names = {t if isinstance(t, str) else t.type for t in types}
-        return cast("list[E]", [e for e in self._events if e.type in names])
+        return cast("list[EventT]", [e for e in self._events if e.type in names])
 
     def handoffs(
         self, tool: str | None = None, *, status: str | None = None, subagent: str | None = None
