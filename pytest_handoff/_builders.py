@@ -25,8 +25,8 @@ from handoff_sim.testing import ScriptedModel
 
 __all__ = ["AgentBuilder", "EventRecorder", "ScriptedModelFactory", "VirtualClock", "delegate"]
 
-E = TypeVar("E", bound=Event)
-E2 = TypeVar("E2", bound=Event)
+EventT = TypeVar("EventT", bound=Event)
+OtherEventT = TypeVar("OtherEventT", bound=Event)
 
 
 def delegate(
@@ -152,14 +152,16 @@ class EventRecorder:
         return Trace(self.events)
 
     @overload
-    def of_type(self, kind: type[E], /) -> list[E]: ...
+    def of_type(self, kind: type[EventT], /) -> list[EventT]: ...
     @overload
-    def of_type(self, first: type[E], second: type[E2], /) -> list[E | E2]: ...
+    def of_type(
+        self, first: type[EventT], second: type[OtherEventT], /
+    ) -> list[EventT | OtherEventT]: ...
     @overload
     def of_type(self, *types: str | type[Event]) -> list[Event]: ...
-    def of_type(self, *types: str | type[E]) -> list[E]:
+    def of_type(self, *types: str | type[EventT]) -> list[EventT]:
         """Events of the given types (names or classes), typed as :meth:`Trace.of_type`."""
-        return cast("list[E]", self.trace.of_type(*types))
+        return cast("list[EventT]", self.trace.of_type(*types))
 
     def clear(self) -> None:
         """Forget the events seen so far."""
