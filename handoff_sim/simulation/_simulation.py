@@ -15,8 +15,9 @@ from handoff_sim._context import Budget, RunEnvironment, use_environment
 from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS
 from handoff_sim.agent import require_agent
 from handoff_sim.errors import RunError, VirtualTimeError
+from handoff_sim.simulation._clock_patch import PATCH
 from handoff_sim.simulation._virtual_loop import VirtualTimeLoop
-from handoff_sim.simulation._wallclock import PATCH, WallClock
+from handoff_sim.simulation._wallclock import WallClock
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
