@@ -54,7 +54,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "trace",
         ),
     ),
-    ("styles and fakes", ("invariants", "styles", "testing")),
+    ("styles and fakes", ("_invariant_pass", "invariants", "styles", "testing")),
     ("scenarios", ("scenarios",)),
     ("integrations", ("adapters", "otel", "report")),
     ("generation", ("fuzzing", "strategies")),
