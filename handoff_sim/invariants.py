@@ -42,6 +42,9 @@ __all__ = [
     "check_messages",
 ]
 
+# Their public home: reprs, pickles and docs name this module, not the private one.
+Invariant.__module__ = Violation.__module__ = __name__
+
 EXPECTED_RUN_ERRORS: tuple[type[BaseException], ...] = (HandoffSimError, SimulatedModelError)
 """Errors a run may end with: the runtime's typed errors and a fake model's failure."""
 
