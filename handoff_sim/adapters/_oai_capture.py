@@ -48,7 +48,6 @@ from handoff_sim.adapters._capture import (
 from handoff_sim.adapters._recording import Delegation, RunRecord
 from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
-from handoff_sim.sessions import Session
 from handoff_sim.subagents import resolve_input
 
 __all__ = ["OpenAIAgentsCapture"]
@@ -228,22 +227,7 @@ class OpenAIAgentsCapture(Capture):
         if tool.delegation is None:
             tool.delegation = recorder.begin_delegation(tool.record, slot, agent)
         delegation = tool.delegation
-        recorder.begin_attempt(delegation)
-        caller = tool.record.frame.session
-        session = Session(
-            id=delegation.session_id,
-            parent_session_id=caller.id,
-            root_session_id=caller.root_session_id or caller.id,
-            agent=agent,
-        )
-        record = recorder.open_run(
-            agent,
-            depth=delegation.depth,
-            parent_run_id=tool.record.run_id,
-            handoff_id=delegation.handoff_id,
-            session=session,
-            input=resolve_input(slot.call.arguments),
-        )
+        record = recorder.attempt_run(delegation, agent, resolve_input(slot.call.arguments))
         self.delegations[record.run_id] = delegation
         return record
 

@@ -44,7 +44,6 @@ from handoff_sim.adapters._capture import (
 from handoff_sim.adapters._recording import Recorder, RunRecord
 from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
-from handoff_sim.sessions import Session
 
 __all__ = ["PydanticAICapture"]
 
@@ -336,22 +335,7 @@ def _delegated(capture: PydanticAICapture, tool: ToolInFlight, agent: str) -> Ru
     assert tool.slot is not None
     if tool.delegation is None:
         tool.delegation = recorder.begin_delegation(tool.record, tool.slot, agent)
-    delegation = tool.delegation
-    recorder.begin_attempt(delegation)
-    caller = tool.record.frame.session
-    session = Session(
-        id=delegation.session_id,
-        parent_session_id=caller.id,
-        root_session_id=caller.root_session_id or caller.id,
-        agent=agent,
-    )
-    return recorder.open_run(
-        agent,
-        depth=delegation.depth,
-        parent_run_id=tool.record.run_id,
-        handoff_id=delegation.handoff_id,
-        session=session,
-    )
+    return recorder.attempt_run(tool.delegation, agent)
 
 
 # -- execute_tool: tool calls -------------------------------------------------------------

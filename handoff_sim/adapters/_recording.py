@@ -292,6 +292,28 @@ class Recorder:
         )
         return delegation
 
+    def attempt_run(
+        self, delegation: Delegation, agent: str, input: str | None = None
+    ) -> RunRecord:
+        """The delegation's next attempt: ``handoff_attempt_start``, then ``agent``'s run in the
+        delegation's session, a child of the caller's."""
+        self.begin_attempt(delegation)
+        caller = delegation.parent.frame.session
+        session = Session(
+            id=delegation.session_id,
+            parent_session_id=caller.id,
+            root_session_id=caller.root_session_id or caller.id,
+            agent=agent,
+        )
+        return self.open_run(
+            agent,
+            depth=delegation.depth,
+            parent_run_id=delegation.parent.run_id,
+            handoff_id=delegation.handoff_id,
+            session=session,
+            input=input,
+        )
+
     def begin_attempt(self, delegation: Delegation) -> None:
         """Emit ``handoff_attempt_start`` for the delegation's next attempt."""
         self.end_attempt(delegation)
