@@ -169,6 +169,10 @@ IMPORTS = {
     "handoff_sim": "import handoff_sim",
     "core_names": "from handoff_sim import Agent, HandoffPolicy, simulate",
     "handoff_sim.scenarios": "import handoff_sim.scenarios",
+    # What those names cannot go below: asyncio, and pydantic with one model class built.
+    "dependencies": (
+        "import asyncio\nfrom pydantic import BaseModel\nclass M(BaseModel):\n    x: int = 0"
+    ),
 }
 
 
@@ -202,6 +206,7 @@ def import_time(runs: int) -> Record:
         "handoff_sim_ms": over_bare("handoff_sim"),
         "core_names_ms": over_bare("core_names"),
         "handoff_sim_scenarios_ms": over_bare("handoff_sim.scenarios"),
+        "dependencies_ms": over_bare("dependencies"),
         "python": machine()["python"],
     }
 
@@ -233,6 +238,11 @@ def verdicts(startup: Record, imports: Record | None) -> None:
             core <= IMPORT_BAR_MS,
             f"from handoff_sim import Agent, HandoffPolicy, simulate {core:.1f} ms over a bare "
             "interpreter; the same bar, as a user first touches the package",
+        )
+        print(
+            f"         (asyncio and pydantic with one model class, alone: "
+            f"{imports['dependencies_ms']:.1f} ms)",
+            file=sys.stderr,
         )
 
 
