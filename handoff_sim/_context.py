@@ -16,7 +16,7 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass, fields
 from typing import Any, Generic, TypeVar
 
-from handoff_sim._frozen import quick_init
+from handoff_sim._frozen import filler, quick_init
 from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS, MAX_NESTING
 from handoff_sim.errors import BudgetExceededError, ConfigurationError
 from handoff_sim.events import Event, EventStamp
@@ -205,31 +205,36 @@ def event_emitter(cls: type[Event], *, at: bool = False) -> Callable[..., None]:
 
     ``emit(env, frame, depth, *own_fields)`` is ``env.publish(cls(**own_fields,
     **env.stamp(frame, depth)))`` in one call: no stamp dict, no keyword binding, one
-    clock reading taken after the fields, each field stored through its slot (the
-    runtime's hottest path). With ``at=True`` it takes a reading of :meth:`~RunEnvironment.now_us`
-    after ``env`` (``emit(env, now_us, frame, depth, ...)``) that a duration was taken from.
+    clock reading taken after the fields, each field a plain store into a
+    :func:`~handoff_sim._frozen.filler` (the runtime's hottest path). With ``at=True``
+    it takes a reading of :meth:`~RunEnvironment.now_us` after ``env``
+    (``emit(env, now_us, frame, depth, ...)``) that a duration was taken from.
     """
     names = [f.name for f in fields(cls)]
     own = names[len(_STAMP) :]
     if tuple(names[: len(_STAMP)]) != _STAMP or _EMITTER_NAMES & set(own):
         raise TypeError(f"{cls.__name__}: not an event whose fields an emitter can take")
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_round": round}
-    for name in names:
-        namespace[f"_set_{name}"] = getattr(cls, name).__set__
+    namespace: dict[str, Any] = {
+        "_new": object.__new__,
+        "_cls": cls,
+        "_filler": filler(cls),
+        "_round": round,
+    }
     params = ", ".join(["env", *(["now_us"] if at else []), "frame", "depth", *own])
     clock = "" if at else "    now_us = _round(env._clock() * 1_000_000) - env._origin_us\n"
     source = (
         f"def emit({params}):\n"
         "    env._seq = seq = env._seq + 1\n"
         f"{clock}"
-        "    self = _new(_cls)\n"
-        "    _set_seq(self, seq)\n"
-        "    _set_t(self, now_us / 1_000_000)\n"
-        "    _set_agent(self, frame.agent)\n"
-        "    _set_depth(self, depth)\n"
-        "    _set_run_id(self, frame.run_id)\n"
-        + "".join(f"    _set_{name}(self, {name})\n" for name in own)
-        + "    hook = env._hook\n"
+        "    self = _new(_filler)\n"
+        "    self.seq = seq\n"
+        "    self.t = now_us / 1_000_000\n"
+        "    self.agent = frame.agent\n"
+        "    self.depth = depth\n"
+        "    self.run_id = frame.run_id\n"
+        + "".join(f"    self.{name} = {name}\n" for name in own)
+        + "    self.__class__ = _cls\n"
+        "    hook = env._hook\n"
         "    if hook is None:\n"
         "        env._events.append(self)\n"
         "    else:\n"

@@ -7,6 +7,10 @@ defaults, keyword-only marks, annotations) that stores each field through its sl
 descriptor, fetched once; :func:`quick_builder` makes a positional builder for the
 runtime's own hot path. Instances stay frozen: assigning a field still raises
 ``FrozenInstanceError``.
+
+A builder fills a new object as an instance of :func:`filler`, a private subclass with
+the very same layout whose attribute stores are plain ones (the interpreter's quickest,
+with no call per field), and then gives the object its real class.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields, is_dataclass
 from typing import Any, TypeVar
 
-__all__ = ["quick_builder", "quick_init"]
+__all__ = ["filler", "quick_builder", "quick_init"]
 
 T = TypeVar("T", bound=type)
 C = TypeVar("C")
@@ -23,6 +27,30 @@ C = TypeVar("C")
 
 def _slotted(cls: type) -> bool:
     return is_dataclass(cls) and "__slots__" in vars(cls) and not hasattr(cls, "__post_init__")
+
+
+_FILLERS: dict[type, type] = {}
+
+
+def filler(cls: type) -> type:
+    """A subclass of slotted ``cls`` with its exact layout, whose fields may be assigned.
+
+    A builder makes its object as a ``filler(cls)``, assigns every field as a plain
+    attribute, then sets ``__class__`` to ``cls``: one assignment for the whole object
+    instead of a descriptor call per field. Nothing outside the builders ever sees one.
+    """
+    made = _FILLERS.get(cls)
+    if made is None:
+        namespace = {
+            "__slots__": (),
+            "__module__": cls.__module__,
+            "__qualname__": f"{cls.__qualname__}.<filler>",
+            # object's own: attribute stores then take the interpreter's slot fast path
+            "__setattr__": object.__setattr__,
+            "__delattr__": object.__delattr__,
+        }
+        made = _FILLERS[cls] = type(f"{cls.__name__}Filler", (cls,), namespace)
+    return made
 
 
 def quick_init(cls: T) -> T:
@@ -77,11 +105,12 @@ def quick_builder(cls: type[C]) -> Callable[..., C]:
     if not _slotted(cls):
         raise TypeError(f"{cls.__name__} is not a slotted dataclass without __post_init__")
     names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls}
-    for name in names:
-        namespace[f"_set_{name}"] = getattr(cls, name).__set__
-    body = "".join(f"    _set_{name}(self, {name})\n" for name in names)
-    source = f"def build({', '.join(names)}):\n    self = _new(_cls)\n{body}    return self\n"
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_filler": filler(cls)}
+    body = "".join(f"    self.{name} = {name}\n" for name in names)
+    source = (
+        f"def build({', '.join(names)}):\n    self = _new(_filler)\n{body}"
+        "    self.__class__ = _cls\n    return self\n"
+    )
     exec(compile(source, f"<quick_builder {cls.__qualname__}>", "exec"), namespace)
     build: Callable[..., C] = namespace["build"]
     build.__name__ = build.__qualname__ = f"build_{cls.__name__}"

@@ -14,6 +14,7 @@ import pytest
 
 from handoff_sim import Agent, RunResult, Session, SubAgent, simulate, tool
 from handoff_sim._context import Frame, RunEnvironment, event_emitter
+from handoff_sim._frozen import quick_builder
 from handoff_sim._safe import JsonProblem, parse_arguments
 from handoff_sim.events import (
     EVENT_TYPES,
@@ -252,3 +253,22 @@ def test_an_emitted_event_is_the_one_the_constructor_builds_from_the_stamp() -> 
     ]
     with pytest.raises(TypeError, match="Message: not an event"):
         event_emitter(Message)  # type: ignore[arg-type]
+
+
+def test_built_values_and_events_have_their_own_class_and_stay_frozen() -> None:
+    build = quick_builder(Message)
+    message = build("tool", "x", (), "c1", "t", False)
+    assert type(message) is Message
+    assert message == Message(role="tool", content="x", tool_call_id="c1", name="t")
+    assert pickle.loads(pickle.dumps(message)) == message
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        message.content = "changed"  # type: ignore[misc]
+    env = RunEnvironment(clock=lambda: 1.0)
+    event_emitter(ToolStartEvent)(env, Frame("boss", 0, "run-1", Session(id="s")), 0, "c", "t", "")
+    (event,) = env.events
+    assert type(event) is ToolStartEvent
+    assert repr(event).startswith("ToolStartEvent(seq=1, t=1.0, agent='boss'")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        event.tool = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del event.tool
