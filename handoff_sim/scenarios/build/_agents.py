@@ -23,6 +23,8 @@ from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.policy import HandoffPolicy, SessionMode
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from handoff_sim.scenarios.load import LoadedScenario
 
 __all__ = ["build_entry_agent", "build_policy"]
@@ -143,7 +145,9 @@ def build_policy(
     written = spec.written()
     if sophi:
         written.setdefault("max_depth", 0)
-    search = search_path(scenario.path) if scenario is not None else ()
+    search: tuple[Path, ...] = ()  # only an input filter imports: the walk is for it alone
+    if scenario is not None and written.get("input_filter") is not None:
+        search = search_path(scenario.path)
     try:
         return HandoffPolicy.from_block(written, search=search)
     except InputFilterError as exc:

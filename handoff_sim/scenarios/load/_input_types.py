@@ -9,6 +9,8 @@ scenario may expect, else a load problem at its ``input_type`` key.
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,20 +23,47 @@ __all__ = ["InputTypes", "load_input_types", "resolve_input_type", "search_path"
 
 InputTypes = dict[str, object]
 _ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", ".git")
+_ABSENT = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)  # as pathlib tells "absent"
+_ABSENT_WINDOWS = (21, 123, 1921)  # not ready, invalid name, cannot access (link loop)
 
 
 def search_path(scenario_file: Path) -> tuple[Path, ...]:
     """The scenario file's directory, then its root directory when that is another one."""
     here = scenario_file.parent.resolve()
-    root = next((d for d in (here, *here.parents) if _is_root(d)), None)
-    return (here,) if root is None or root == here else (here, root)
+    root = _root_above(str(here))
+    return (here,) if root is None or root == str(here) else (here, Path(root))
 
 
-def _is_root(directory: Path) -> bool:
+def _root_above(directory: str) -> str | None:
+    """The nearest of ``directory`` (absolute, resolved) and its parents holding a root
+    marker; walked on path text, once per built scenario, so it makes no ``Path`` objects."""
+    while True:
+        if _is_root(directory):
+            return directory
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            return None
+        directory = parent
+
+
+def _is_root(directory: str) -> bool:
     try:
-        return any((directory / marker).exists() for marker in _ROOT_MARKERS)
+        return any(_exists(os.path.join(directory, marker)) for marker in _ROOT_MARKERS)
     except OSError:  # a directory that cannot be looked into is not the root
         return False
+
+
+def _exists(path: str) -> bool:
+    """``Path(path).exists()``: False when there is nothing there, another failure raises."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno in _ABSENT or getattr(exc, "winerror", None) in _ABSENT_WINDOWS:
+            return False
+        raise
+    except ValueError:  # a NUL in the name: nothing can be there
+        return False
+    return True
 
 
 def load_input_types(
