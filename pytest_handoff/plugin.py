@@ -286,12 +286,19 @@ def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A test that ran scenarios: a ``run_scenario`` failure names its expectation in the
-    short summary; with ``--handoff-show-trace`` a passing one carries its traces."""
+    short summary; with ``--handoff-show-trace`` a passing one carries its traces.
+
+    The outcomes are let go once the test's last report is made: a result can hold the
+    error its scenario expected, whose traceback holds the run's frames and tasks, and a
+    session holds every item to its end.
+    """
     report = yield
     if OUTCOMES in item.stash:
         from pytest_handoff._failure import add_outcome_report
 
         add_outcome_report(item, call, report)
+        if report.when == "teardown":
+            del item.stash[OUTCOMES]
     return report
 
 
