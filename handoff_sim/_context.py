@@ -24,6 +24,8 @@ from handoff_sim.hooks import hookimpl, new_plugin_manager
 from handoff_sim.sessions import Session
 
 __all__ = [
+    "ENVIRONMENT",
+    "FRAME",
     "Budget",
     "Frame",
     "RunEnvironment",
@@ -296,23 +298,24 @@ def nesting_below(parent: Frame | None, agent: str) -> int:
 
 T = TypeVar("T")
 
-_ENVIRONMENT: ContextVar[RunEnvironment | None] = ContextVar("handoff_env", default=None)
-_FRAME: ContextVar[Frame | None] = ContextVar("handoff_frame", default=None)
+# The hot path reads these two directly; everything else goes through the functions below.
+ENVIRONMENT: ContextVar[RunEnvironment | None] = ContextVar("handoff_env", default=None)
+FRAME: ContextVar[Frame | None] = ContextVar("handoff_frame", default=None)
 
 
 def current_environment() -> RunEnvironment | None:
     """The environment of the run in progress, if any."""
-    return _ENVIRONMENT.get()
+    return ENVIRONMENT.get()
 
 
 def current_frame() -> Frame | None:
     """The frame of the agent run in progress, if any."""
-    return _FRAME.get()
+    return FRAME.get()
 
 
 def current_depth() -> int:
     """Handoff depth of the running agent: 0 at the top, 1 in its sub-agents, …"""
-    frame = _FRAME.get()
+    frame = FRAME.get()
     return 0 if frame is None else frame.depth
 
 
@@ -336,9 +339,9 @@ class _Using(Generic[T]):
 
 def use_environment(environment: RunEnvironment) -> AbstractContextManager[None]:
     """Install ``environment`` for the code in the block."""
-    return _Using(_ENVIRONMENT, environment)
+    return _Using(ENVIRONMENT, environment)
 
 
 def use_frame(frame: Frame) -> AbstractContextManager[None]:
     """Install ``frame`` for the code in the block."""
-    return _Using(_FRAME, frame)
+    return _Using(FRAME, frame)

@@ -17,6 +17,8 @@ from handoff_sim._agent_checks import (
     items,
 )
 from handoff_sim._context import (
+    ENVIRONMENT,
+    FRAME,
     Budget,
     Frame,
     RunEnvironment,
@@ -26,6 +28,7 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
+from handoff_sim._frozen import quick_builder
 from handoff_sim._react_loop import LoopState, run_loop
 from handoff_sim.errors import (
     ConfigurationError,
@@ -46,6 +49,7 @@ from handoff_sim.trace import Trace
 __all__ = ["Agent", "RunResult", "check_wiring", "override_agent_models", "require_agent"]
 
 DEFAULT_MAX_STEPS = 20
+_frame = quick_builder(Frame)  # one per handoff
 _FRESH_STACK_EVERY = 16
 
 
@@ -252,13 +256,16 @@ class Agent:
         self, user_input: str, session: Session, *, depth: int, handoff_id: str
     ) -> tuple[str | None, int]:
         """Run as the target of a handoff, at ``depth``, in ``session``; (output, steps)."""
-        env, parent = current_environment(), current_frame()
+        env, parent = ENVIRONMENT.get(), FRAME.get()
         if env is None or parent is None:
             raise RuntimeError("run_as_subagent is called by the handoff executor during a run")
         nesting = nesting_below(parent, self.name)
-        frame = Frame(self.name, depth, env.next_run_id(), session, handoff_id, nesting)
-        with use_frame(frame):
+        frame = _frame(self.name, depth, env.next_run_id(), session, handoff_id, nesting)
+        token = FRAME.set(frame)  # what use_frame does, without its object (once per handoff)
+        try:
             state = await _run_nested(self, user_input, env, frame, parent.run_id)
+        finally:
+            FRAME.reset(token)
         return state.output, state.steps
 
 

@@ -12,13 +12,7 @@ import weakref
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 
-from handoff_sim._context import (
-    Frame,
-    RunEnvironment,
-    current_environment,
-    current_frame,
-    event_emitter,
-)
+from handoff_sim._context import ENVIRONMENT, FRAME, Frame, RunEnvironment, event_emitter
 from handoff_sim._safe import describe_error, error_message
 from handoff_sim.errors import (
     BudgetExceededError,
@@ -97,7 +91,7 @@ class _Handoff:
         call = self.call
         self.handoff_id = f"handoff:{call.id}"
         self.subagent = self.mount.subagent_for(call)
-        self.session_mode = self.mount.session_mode.value
+        self.session_mode = self.mount.session_mode._value_  # .value, without its descriptor
         _handoff_start(
             self.env,
             self.start_us,
@@ -193,7 +187,7 @@ class HandoffExecutor:
         mount = self.mounts.get(call.name)
         if mount is None:
             return await call_executor(self.primary, call)
-        env, frame = current_environment(), current_frame()
+        env, frame = ENVIRONMENT.get(), FRAME.get()
         if env is None or frame is None:
             raise RunError(
                 "a handoff can only run inside an agent run (use Agent.arun or simulate)"
@@ -284,10 +278,10 @@ class HandoffExecutor:
         self, h: _Handoff, call: ToolCall, attempts: int, *, governed: bool
     ) -> str | _Attempts:
         """Run up to ``attempts`` attempts; the envelope on success, else what went wrong."""
-        state = _Attempts()
+        failed = _Attempts()
         env = h.env
         for attempt in range(1, attempts + 1):
-            state.made = h.attempts_made = attempt
+            failed.made = h.attempts_made = attempt
             started = env.now_us()
             _attempt_start(
                 env,
@@ -305,7 +299,7 @@ class HandoffExecutor:
                 result = h.mount.result(h.call, output, steps)
             except HandoffTimeoutError as exc:
                 self._attempt_end(h, attempt, started, "timeout", safe_message(exc))
-                state.last_error, state.reason = exc, "timeout"
+                failed.last_error, failed.reason = exc, "timeout"
                 continue
             except _NEVER_RETRIED as exc:
                 self._attempt_end(h, attempt, started, "error", safe_message(exc))
@@ -313,16 +307,16 @@ class HandoffExecutor:
                 if fatal or self.policy.on_error is FailureAction.FAIL:
                     h.end("failed", "error", attempt, error=safe_message(exc))
                     raise
-                state.last_error, state.reason = exc, "error"
-                return state
+                failed.last_error, failed.reason = exc, "error"
+                return failed
             except Exception as exc:
                 self._attempt_end(h, attempt, started, "error", safe_message(exc))
-                state.last_error, state.reason = exc, "error"
+                failed.last_error, failed.reason = exc, "error"
                 continue
             self._attempt_end(h, attempt, started, "ok", None)
             h.end("completed", None, attempt, output=output)
             return result
-        return state
+        return failed
 
     def _close_attempt(self, h: _Handoff, outcome: AttemptOutcome, error: str | None) -> None:
         """End the attempt still open when an error leaves the attempt loop early."""
