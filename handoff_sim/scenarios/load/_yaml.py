@@ -35,6 +35,9 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 from handoff_sim._durations import shown
 from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 from handoff_sim.scenarios._errors import Problem
+from handoff_sim.scenarios.load._yaml_quick import STR_TAG as _STR_TAG
+from handoff_sim.scenarios.load._yaml_quick import Entries as _Entries
+from handoff_sim.scenarios.load._yaml_quick import QuickBuild, Unusual
 
 __all__ = ["FieldPath", "ParsedYaml", "SourceMap", "dotted", "parse_yaml"]
 
@@ -44,10 +47,6 @@ FieldPath = tuple[str | int, ...]
 def dotted(parts: Sequence[str | int]) -> str:
     """``("agents", "m", "tools", 0)`` as ``agents.m.tools.0``; the empty path is ``<root>``."""
     return ".".join(str(p) for p in parts) or "<root>"
-
-
-_Entries = dict[tuple[int, str | int], tuple[int, int, int]]
-"""A source map's index: ``(parent, key or item index) -> (child, line, column)``."""
 
 
 class SourceMap:
@@ -229,11 +228,11 @@ def _parse_libyaml(loader_type: type[yaml.cyaml.CSafeLoader], text: str) -> Pars
             return ParsedYaml(None, SourceMap(None), [])
         if _empty(node):  # its position may differ (the pure parser words the refusal)
             return None
-        if "*" not in text:  # no alias: a tree, built in one quick walk
-            build = _QuickBuild(loader)
+        if "*" not in text or "&" not in text:  # no alias (none without an anchor): a tree
+            build = QuickBuild(loader)
             try:
                 data = build.value(node, 1, False, 0)
-            except _Unusual:
+            except Unusual:
                 pass
             else:
                 return ParsedYaml(data, SourceMap(node, build.entries), [])
@@ -243,87 +242,6 @@ def _parse_libyaml(loader_type: type[yaml.cyaml.CSafeLoader], text: str) -> Pars
     except Exception:  # any refusal is worded by the pure parser, exactly as it always was
         return None
     return ParsedYaml(data, SourceMap(node), [])
-
-
-_TAG = "tag:yaml.org,2002:"
-_STR_TAG, _SEQ_TAG, _MAP_TAG = f"{_TAG}str", f"{_TAG}seq", f"{_TAG}map"
-_SCALAR_TAGS = frozenset(
-    f"{_TAG}{t}" for t in ("null", "bool", "int", "float", "binary", "timestamp")
-)
-
-
-class _Unusual(Exception):
-    """Left to PyYAML's constructor: another tag, a merge key, a duplicate key, a bound passed."""
-
-
-class _QuickBuild:
-    """Plain data from a libyaml tree without aliases, as PyYAML's safe constructor makes it,
-    checking on the way what :func:`_accepted` checks and indexing the source map."""
-
-    __slots__ = ("count", "entries", "loader")
-
-    def __init__(self, loader: yaml.cyaml.CSafeLoader) -> None:
-        self.loader = loader
-        self.count = 0  # nodes numbered so far, the root (number 0) aside
-        self.entries: _Entries = {}
-
-    def value(self, node: Any, depth: int, in_flow: bool, number: int) -> Any:
-        """The value of ``node`` (a ``yaml.Node``), numbered ``number``, at level ``depth``."""
-        if depth > MAX_YAML_DEPTH:
-            raise _Unusual
-        kind = type(node)  # libyaml makes these exact classes; anything else is unusual
-        if kind is yaml.ScalarNode:
-            return self.scalar(node, in_flow)
-        if kind is yaml.MappingNode and node.tag == _MAP_TAG:
-            return self.mapping(node, depth, bool(node.flow_style), number)
-        if kind is yaml.SequenceNode and node.tag == _SEQ_TAG:
-            return self.sequence(node, depth, bool(node.flow_style), number)
-        raise _Unusual
-
-    def scalar(self, node: yaml.ScalarNode, in_flow: bool) -> Any:
-        """A text, a number, a boolean, null, a date, bytes; any other tag is unusual."""
-        tag, value = node.tag, node.value
-        if not node.style and ((in_flow and "?" in value) or (value == "" and tag == _STR_TAG)):
-            raise _Unusual  # read differently by the two parsers (see _read_differently)
-        if tag == _STR_TAG:
-            return value
-        if tag in _SCALAR_TAGS:
-            return self.loader.yaml_constructors[tag](self.loader, node)
-        raise _Unusual
-
-    def number(self) -> int:
-        """The next node's number; past ``MAX_YAML_NODES`` nodes it is unusual."""
-        self.count += 1
-        if self.count >= MAX_YAML_NODES:
-            raise _Unusual
-        return self.count
-
-    def sequence(self, node: yaml.SequenceNode, depth: int, flow: bool, number: int) -> list[Any]:
-        """A list; each item's position is indexed under ``(number, index)``."""
-        items = []
-        for index, item in enumerate(node.value):
-            if _empty(item):
-                raise _Unusual
-            child = self.number()
-            self.entries[number, index] = (child, item.start_mark.line, item.start_mark.column)
-            items.append(self.value(item, depth + 1, flow, child))
-        return items
-
-    def mapping(self, node: yaml.MappingNode, depth: int, flow: bool, number: int) -> Any:
-        """A dict whose keys are scalars written differently, each indexed at its key."""
-        pairs = node.value
-        if len({key.value for key, _ in pairs if type(key) is yaml.ScalarNode}) != len(pairs):
-            raise _Unusual
-        mapping = {}
-        entries = self.entries
-        for key, item in pairs:
-            child = self.count + 2  # the key's number, then the value's
-            if child >= MAX_YAML_NODES:
-                raise _Unusual
-            self.count = child
-            entries[number, key.value] = (child, key.start_mark.line, key.start_mark.column)
-            mapping[self.scalar(key, flow)] = self.value(item, depth + 1, flow, child)
-        return mapping
 
 
 def _accepted(root: yaml.Node) -> bool:
