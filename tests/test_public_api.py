@@ -14,6 +14,7 @@ import json
 import subprocess
 import sys
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -268,48 +269,65 @@ def _bound_names(module: SourceModule) -> set[str]:
     return bound
 
 
-def _loaded_after_importing(names: list[str]) -> set[str]:
-    """The test-tool modules a fresh interpreter holds after importing ``names``."""
-    code = (
-        "import importlib, json, sys\n"
-        f"for name in {names!r}:\n"
-        "    try:\n"
-        "        importlib.import_module(name)\n"
-        "    except ImportError:\n"  # an adapter whose framework is missing
-        "        pass\n"
-        "tools = ('pytest', '_pytest', 'syrupy', 'hypothesis')\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in tools)))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
-    )
-    return {m.split(".")[0] for m in json.loads(out.stdout)}
-
-
 def _runtime_modules() -> list[str]:
     return [m for m in modules() if m.startswith("handoff_sim") and not m.endswith("__main__")]
 
 
-def test_importing_the_runtime_imports_no_pytest_syrupy_or_hypothesis() -> None:
-    names = [m for m in _runtime_modules() if m not in HYPOTHESIS_MODULES]
-    assert _loaded_after_importing(names) == set()
+# One fresh interpreter answers the three import questions, in this order: what ``import
+# handoff_sim`` alone loads, then which test tools the runtime loads without the hypothesis
+# modules, then with them too (each step only adds imports, so the earlier ones stand).
+_FRESH_IMPORTS = """\
+import importlib, json, sys
+import handoff_sim
+heavy = ('asyncio', 'pydantic', 'handoff_sim.agent')
+before = sorted(m for m in heavy if m in sys.modules)
+names = sorted(n for n in dir(handoff_sim) if not n.startswith('_'))
+from handoff_sim import Agent
+deferred = [before, names == sorted(handoff_sim.__all__), Agent.__module__,
+            'handoff_sim.agent' in sys.modules]
+tools = ('pytest', '_pytest', 'syrupy', 'hypothesis')
+def loaded_after_importing(names):
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # an adapter whose framework is missing
+            pass
+    return sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in tools})
+without, everything = json.loads(sys.argv[1])
+print(json.dumps({'deferred': deferred, 'runtime': loaded_after_importing(without),
+                  'with_hypothesis_modules': loaded_after_importing(everything)}))
+"""
 
 
-def test_even_the_strategies_and_the_fuzzer_import_no_pytest_or_syrupy() -> None:
-    assert _loaded_after_importing(_runtime_modules()) == {"hypothesis"}
-
-
-def test_importing_handoff_sim_alone_defers_the_runtime_until_a_name_is_used() -> None:
-    code = (
-        "import sys, handoff_sim\n"
-        "heavy = ('asyncio', 'pydantic', 'handoff_sim.agent')\n"
-        "before = sorted(m for m in heavy if m in sys.modules)\n"
-        "names = sorted(n for n in dir(handoff_sim) if not n.startswith('_'))\n"
-        "from handoff_sim import Agent\n"
-        "print(before, names == sorted(handoff_sim.__all__), Agent.__module__, "
-        "'handoff_sim.agent' in sys.modules)\n"
-    )
+@pytest.fixture(scope="module")
+def fresh_imports() -> dict[str, Any]:
+    """What a fresh interpreter loads at each import step of ``_FRESH_IMPORTS``."""
+    everything = _runtime_modules()
+    without = [m for m in everything if m not in HYPOTHESIS_MODULES]
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300
+        [sys.executable, "-c", _FRESH_IMPORTS, json.dumps([without, everything])],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
     )
-    assert out.stdout.split() == ["[]", "True", "handoff_sim.agent", "True"]
+    found: dict[str, Any] = json.loads(out.stdout)
+    return found
+
+
+def test_importing_the_runtime_imports_no_pytest_syrupy_or_hypothesis(
+    fresh_imports: dict[str, Any],
+) -> None:
+    assert fresh_imports["runtime"] == []
+
+
+def test_even_the_strategies_and_the_fuzzer_import_no_pytest_or_syrupy(
+    fresh_imports: dict[str, Any],
+) -> None:
+    assert fresh_imports["with_hypothesis_modules"] == ["hypothesis"]
+
+
+def test_importing_handoff_sim_alone_defers_the_runtime_until_a_name_is_used(
+    fresh_imports: dict[str, Any],
+) -> None:
+    assert fresh_imports["deferred"] == [[], True, "handoff_sim.agent", True]
