@@ -216,19 +216,14 @@ def event_emitter(cls: type[Event], *, at: bool = False) -> Callable[..., None]:
     own = names[len(_STAMP) :]
     if tuple(names[: len(_STAMP)]) != _STAMP or _EMITTER_NAMES & set(own):
         raise TypeError(f"{cls.__name__}: not an event whose fields an emitter can take")
-    namespace: dict[str, Any] = {
-        "_new": object.__new__,
-        "_cls": cls,
-        "_filler": filler(cls),
-        "_round": round,
-    }
+    namespace: dict[str, Any] = {"_cls": cls, "_filler": filler(cls), "_round": round}
     params = ", ".join(["env", *(["now_us"] if at else []), "frame", "depth", *own])
     clock = "" if at else "    now_us = _round(env._clock() * 1_000_000) - env._origin_us\n"
     source = (
         f"def emit({params}):\n"
         "    env._seq = seq = env._seq + 1\n"
         f"{clock}"
-        "    self = _new(_filler)\n"
+        "    self = _filler()\n"
         "    self.seq = seq\n"
         "    self.t = now_us / 1_000_000\n"
         "    self.agent = frame.agent\n"

@@ -45,9 +45,12 @@ def filler(cls: type) -> type:
             "__slots__": (),
             "__module__": cls.__module__,
             "__qualname__": f"{cls.__qualname__}.<filler>",
-            # object's own: attribute stores then take the interpreter's slot fast path
+            # object's own: attribute stores then take the interpreter's slot fast path,
+            # and ``filler(cls)()`` makes an empty object without any Python-level call
             "__setattr__": object.__setattr__,
             "__delattr__": object.__delattr__,
+            "__new__": object.__new__,
+            "__init__": object.__init__,
         }
         made = _FILLERS[cls] = type(f"{cls.__name__}Filler", (cls,), namespace)
     return made
@@ -105,10 +108,10 @@ def quick_builder(cls: type[C]) -> Callable[..., C]:
     if not _slotted(cls):
         raise TypeError(f"{cls.__name__} is not a slotted dataclass without __post_init__")
     names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, "_filler": filler(cls)}
+    namespace: dict[str, Any] = {"_cls": cls, "_filler": filler(cls)}
     body = "".join(f"    self.{name} = {name}\n" for name in names)
     source = (
-        f"def build({', '.join(names)}):\n    self = _new(_filler)\n{body}"
+        f"def build({', '.join(names)}):\n    self = _filler()\n{body}"
         "    self.__class__ = _cls\n    return self\n"
     )
     exec(compile(source, f"<quick_builder {cls.__qualname__}>", "exec"), namespace)

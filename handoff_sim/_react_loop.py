@@ -55,13 +55,16 @@ class LoopState:
     def history(self) -> MessageHistory:
         """The messages so far, as a view later turns cannot change."""
         messages, log = self.messages, self.log
-        known = len(log)
-        if known > len(messages) or (known and messages[known - 1] is not log[-1]):
+        known, now = len(log), len(messages)
+        if known > now or (known and messages[known - 1] is not log[-1]):
             # Changed other than by appending: a new log; views of the old one keep theirs.
             log = self.log = list(messages)
-        elif known < len(messages):
+        elif known < now:
             log.extend(messages[known:])
-        return MessageHistory(log, len(log))
+        return MessageHistory(log, now)
+
+
+_loop_state = quick_builder(LoopState)  # every field, in field order: one per agent run
 
 
 def tool_names(agent: Agent) -> tuple[str, ...]:
@@ -77,19 +80,20 @@ def tool_names(agent: Agent) -> tuple[str, ...]:
 async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame) -> None:
     """One model call, then the tool calls it asked for (if any)."""
     env.charge_model_call(frame)  # the run budget: refused once it is used up
-    state.steps += 1
-    number = state.steps
+    state.steps = number = state.steps + 1
     history = state.history()
     request = _request(
         agent.name, agent.model_name, history, agent.tool_specs, agent.parallel_tool_calls
     )
     depth = frame.depth
-    _model_request(env, frame, depth, number, len(history), tool_names(agent))
+    # The view's own length object: the event shares it instead of holding an equal int.
+    _model_request(env, frame, depth, number, history._len, tool_names(agent))
     answer: object = agent.model.complete(request)
     if type(answer) is CoroutineType or inspect.isawaitable(answer):  # sync complete() too
         answer = await answer
     response = check_response(answer, agent=agent.name, step=number)
-    calls = dedupe_call_ids(response.tool_calls, number, state.seen_call_ids)
+    calls = response.tool_calls
+    calls = dedupe_call_ids(calls, number, state.seen_call_ids) if calls else ()
     text = response.text
     _model_response(
         env,
@@ -97,7 +101,7 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
         depth,
         number,
         text,
-        tuple([f"{c.id}:{c.name}" for c in calls]),
+        tuple([f"{c.id}:{c.name}" for c in calls]) if calls else (),
     )
     state.messages.append(_message("assistant", text, calls, None, None, False))
     if not calls:
@@ -121,7 +125,7 @@ async def run_loop(
     if agent.system_prompt and not session.messages:
         session.messages.append(Message(role="system", content=agent.system_prompt))
     session.messages.append(_message("user", user_input, (), None, None, False))
-    state = LoopState(messages=session.messages)
+    state = _loop_state(session.messages, 0, None, False, set(), [])
     _run_start(env, frame, frame.depth, user_input, session.id, parent_run_id)
     status: RunStatus = "failed"
     raised: BaseException | None = None

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
+from handoff_sim._frozen import quick_builder
 from handoff_sim._safe import describe_error
 from handoff_sim.errors import SessionStoreError
 from handoff_sim.messages import Message
@@ -33,14 +34,14 @@ class Session:
 
     def copy(self) -> Session:
         """A copy whose message list is its own."""
-        return Session(
-            id=self.id,
-            parent_session_id=self.parent_session_id,
-            messages=list(self.messages),
-            title=self.title,
-            root_session_id=self.root_session_id,
-            agent=self.agent,
-            status=self.status,
+        return _session(
+            self.id,
+            self.parent_session_id,
+            list(self.messages),
+            self.title,
+            self.root_session_id,
+            self.agent,
+            self.status,
         )
 
     def metadata(self) -> dict[str, Any]:
@@ -54,6 +55,9 @@ class Session:
             "status": self.status,
             "message_count": len(self.messages),
         }
+
+
+_session = quick_builder(Session)  # every field, in field order: one per save
 
 
 @runtime_checkable

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 
 from handoff_sim._context import ENVIRONMENT, FRAME, Frame, RunEnvironment, event_emitter
+from handoff_sim._frozen import quick_builder
 from handoff_sim._safe import describe_error, error_message
 from handoff_sim.errors import (
     BudgetExceededError,
@@ -87,11 +88,8 @@ class _Handoff:
     open_attempt: tuple[int, int] | None = None  # (attempt, started_us) until its end
 
     def start(self) -> None:
-        """Emit ``handoff_start``, at ``start_us``; the fields are kept for the end."""
+        """Emit ``handoff_start``, at ``start_us``, with the fields the end says again."""
         call = self.call
-        self.handoff_id = f"handoff:{call.id}"
-        self.subagent = self.mount.subagent_for(call)
-        self.session_mode = self.mount.session_mode._value_  # .value, without its descriptor
         _handoff_start(
             self.env,
             self.start_us,
@@ -140,6 +138,9 @@ class _Handoff:
             output,
             error,
         )
+
+
+_handoff = quick_builder(_Handoff)  # every field, in field order: one per handoff
 
 
 @dataclass(slots=True)
@@ -193,7 +194,7 @@ class HandoffExecutor:
                 "a handoff can only run inside an agent run (use Agent.arun or simulate)"
             )
         env.charge_handoff(frame, call.name)  # the run budget: refused once it is used up
-        handoff = _Handoff(
+        handoff = _handoff(
             env,
             frame,
             call,
@@ -201,6 +202,12 @@ class HandoffExecutor:
             frame.depth + 1,
             self._session(mount, call, frame, env),
             env.now_us(),
+            f"handoff:{call.id}",
+            mount.subagent_for(call),
+            mount.session_mode._value_,  # .value, without the enum's descriptor
+            False,
+            0,
+            None,
         )
         handoff.start()
         try:
