@@ -27,6 +27,7 @@ from handoff_sim.scenarios.schema import ExpectSpec, ScenarioListSpec, ScenarioS
 __all__ = ["LoadedScenario", "load_dict", "load_file", "load_path", "load_text"]
 
 SUFFIXES = (".yaml", ".yml")
+_PATH = type(Path())  # PosixPath or WindowsPath: what Path(...) makes
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,8 +94,13 @@ class LoadedScenario:
 
 def load_file(path: str | Path) -> list[LoadedScenario]:
     """Every scenario of one YAML file; raise ScenarioFileError listing every problem."""
-    path = Path(path)
+    path = _as_path(path)
     return load_text(_read(path), path)
+
+
+def _as_path(path: str | Path) -> Path:
+    """``path`` as a ``Path``; a plain one is kept (a collected item's scenarios share it)."""
+    return path if type(path) is _PATH else Path(path)
 
 
 def _read(path: Path) -> str:
@@ -151,7 +157,7 @@ def load_text(text: str, path: str | Path = "<string>") -> list[LoadedScenario]:
     parsed = parse_yaml(text, str(path))
     if isinstance(parsed, Problem):
         raise ScenarioFileError(path, [parsed])
-    return _load(parsed, Path(path))
+    return _load(parsed, _as_path(path))
 
 
 def load_dict(mapping: Mapping[str, Any], *, source: str = "<dict>") -> list[LoadedScenario]:

@@ -207,7 +207,10 @@ _GLUED_COMMENT = re.compile(r"[|>][-+0-9]*#")
 
 def _pure_only(text: str) -> bool:
     """Text the two parsers read (or might read) differently: left to the pure parser."""
-    return any(c in text for c in _PURE_ONLY_CHARACTERS) or _GLUED_COMMENT.search(text) is not None
+    if any(c in text for c in _PURE_ONLY_CHARACTERS):
+        return True
+    # a block scalar header needs '|' or '>': most files have neither, so no regex search
+    return ("|" in text or ">" in text) and _GLUED_COMMENT.search(text) is not None
 
 
 def parse_yaml(text: str, path: str) -> ParsedYaml | Problem:
