@@ -20,7 +20,13 @@ from handoff_sim.events import (
     RunStartEvent,
     RunStatus,
 )
-from handoff_sim.messages import Message, MessageHistory, ModelRequest, check_response
+from handoff_sim.messages import (
+    Message,
+    MessageHistory,
+    ModelRequest,
+    check_response,
+    plain_response,
+)
 from handoff_sim.sessions import try_save
 
 if TYPE_CHECKING:
@@ -91,7 +97,9 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
     answer: object = agent.model.complete(request)
     if type(answer) is CoroutineType or inspect.isawaitable(answer):  # sync complete() too
         answer = await answer
-    response = check_response(answer, agent=agent.name, step=number)
+    response = (
+        answer if plain_response(answer) else check_response(answer, agent=agent.name, step=number)
+    )
     calls = response.tool_calls
     calls = dedupe_call_ids(calls, number, state.seen_call_ids) if calls else ()
     text = response.text

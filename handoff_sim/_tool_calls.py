@@ -128,6 +128,8 @@ class _Turn:
             raise
         except Exception as exc:
             return format_tool_error(exc), True
+        if type(result) is str:  # the usual answer: nothing to turn into text
+            return result, False
         if isinstance(result, ToolOutput):
             return text_of(result.content), bool(result.is_error)
         return text_of(result), False

@@ -233,7 +233,8 @@ class Agent:
                 steps=state.steps,
                 session_id=conversation.id,
                 messages=tuple(conversation.messages),
-                trace=Trace(env.events[first_event:]),
+                # no slice of a whole list: its copy would only add to the peak memory
+                trace=Trace(env.events[first_event:] if first_event else env.events),
                 elapsed_ms=(env.now_us() - started) / 1000,
             )
 

@@ -10,7 +10,7 @@ import operator
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypeGuard, overload
 
 from handoff_sim._frozen import quick_init
 from handoff_sim.errors import ModelResponseError
@@ -24,6 +24,7 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "check_response",
+    "plain_response",
 ]
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -205,8 +206,8 @@ def check_response(response: object, *, agent: str, step: int) -> ModelResponse:
     ``id`` is a ``str`` or ``None`` (blank ids are renamed later), ``name`` a ``str``
     and ``arguments`` the raw JSON text, a ``str``.
     """
-    if _plain_response(response):
-        return response  # type: ignore[return-value]  # checked: exactly what it should be
+    if plain_response(response):
+        return response  # checked: exactly what it should be
     problem = _response_problem(response)
     if problem is not None:
         raise ModelResponseError(agent, step, problem)
@@ -216,7 +217,7 @@ def check_response(response: object, *, agent: str, step: int) -> ModelResponse:
     return ModelResponse(text=response.text, tool_calls=tuple(response.tool_calls))
 
 
-def _plain_response(response: object) -> bool:
+def plain_response(response: object) -> TypeGuard[ModelResponse]:
     """A ModelResponse of the exact types, as the fake models return: nothing to check."""
     if type(response) is not ModelResponse:
         return False

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import weakref
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from handoff_sim._context import ENVIRONMENT, FRAME, Frame, RunEnvironment, event_emitter
@@ -302,7 +302,12 @@ class HandoffExecutor:
             )
             h.open_attempt = (attempt, started)
             try:
-                output, steps = await self._attempt(h, call)
+                timeout = self.policy.timeout  # none: no coroutine of its own around the child
+                output, steps = await (
+                    self._run_child(h, call)
+                    if timeout is None
+                    else self._attempt_within(h, call, timeout)
+                )
                 result = h.mount.result(h.call, output, steps)
             except HandoffTimeoutError as exc:
                 self._attempt_end(h, attempt, started, "timeout", safe_message(exc))
@@ -350,16 +355,10 @@ class HandoffExecutor:
             error,
         )
 
-    def _attempt(self, h: _Handoff, call: ToolCall) -> Awaitable[tuple[str | None, int]]:
-        """One attempt, bounded by the per-attempt timeout and really cancelled by it."""
-        timeout = self.policy.timeout
-        if timeout is None:
-            return self._run_child(h, call)  # no timeout: no coroutine of its own around it
-        return self._attempt_within(h, call, timeout)
-
     async def _attempt_within(
         self, h: _Handoff, call: ToolCall, timeout: float
     ) -> tuple[str | None, int]:
+        """One attempt, bounded by the per-attempt timeout and really cancelled by it."""
         scope = asyncio.timeout(timeout)
         try:
             async with scope:
