@@ -282,3 +282,26 @@ def test_without_libyaml_installed_every_file_reads_the_same() -> None:
         except ScenarioFileError as exc:
             here = str(exc)
         assert out["files"][name] == here, name
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "scenario: s\nexpect:\n  output: {match: '^a.*b'}\n  tags: [x, '*']\n",
+        "a:\n  - pattern: .*\n    b: [1, {c: '**'}]\n",
+        "a: 'x*y'\nb: '&amp'\n",
+    ],
+)
+def test_a_star_that_is_no_alias_reads_the_same_with_and_without_libyaml(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a '*' in a regex or a quoted text is no alias: every position still matches
+    def reading() -> Any:
+        parsed = _yaml.parse_yaml(text, "f.yaml")
+        assert isinstance(parsed, _yaml.ParsedYaml)
+        positions = {p: parsed.source.position(p) for p in _paths(parsed.data)}
+        return repr(parsed.data), positions
+
+    first = reading()
+    monkeypatch.setattr(_yaml, "LIBYAML", None)
+    assert first == reading()
