@@ -111,10 +111,11 @@ expect:
 
 
 def run(pytester: pytest.Pytester, mode: str, *args: str) -> pytest.RunResult:
-    """Run pytest in the test project: in-process, or with ``-n 2`` in a subprocess.
+    """Run pytest in the test project: in-process, or with ``-n 2`` (the controller in
+    this process, its two workers in their own).
 
-    Subprocesses skip hypothesis' plugin: it imports all of hypothesis in every process.
+    The workers skip hypothesis' plugin: it imports all of hypothesis in every process.
     """
     if mode == "xdist":
-        return pytester.runpytest_subprocess("-p", "no:hypothesispytest", "-n", "2", *args)
+        return pytester.runpytest_inprocess("-p", "no:hypothesispytest", "-n", "2", *args)
     return pytester.runpytest_inprocess(*args)
