@@ -104,8 +104,7 @@ class Simulation:
             if asyncio.all_tasks(loop):  # leftovers run their clean-up under the wall clock
                 with self._patch:
                     self._cancel_all()
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.run_until_complete(loop.shutdown_default_executor())
+            loop.shut_down()
         finally:
             loop.close()
 

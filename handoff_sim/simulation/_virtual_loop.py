@@ -19,7 +19,7 @@ import heapq
 import selectors
 import weakref
 from asyncio import events
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import Context
 from typing import Any, cast
 
@@ -29,21 +29,37 @@ from handoff_sim.simulation._wallclock import carry
 __all__ = ["VirtualTimeLoop"]
 
 _US = 1_000_000
+_INF = float("inf")
 
 
 class _FifoTimerHandle(events.TimerHandle):
-    """A timer handle that breaks deadline ties by scheduling order."""
+    """A timer handle that breaks deadline ties by scheduling order.
+
+    The heap compares timers on every push and pop, so two of these compare inline.
+    """
 
     __slots__ = ("_order",)
+    _when: float
 
-    def __init__(self, order: int, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(
+        self,
+        order: int,
+        when: float,
+        callback: Callable[..., object],
+        args: Sequence[Any],
+        loop: asyncio.AbstractEventLoop,
+        context: Context | None,
+    ) -> None:
+        events.TimerHandle.__init__(self, when, callback, args, loop, context)
         self._order = order
 
     def _key(self) -> tuple[float, int]:
-        return (self.when(), self._order)
+        return (self._when, self._order)
 
     def __lt__(self, other: object) -> bool:
+        if isinstance(other, _FifoTimerHandle):
+            when, other_when = self._when, other._when
+            return when < other_when or (when == other_when and self._order < other._order)
         return self._key() < _key_of(other)
 
     def __le__(self, other: object) -> bool:
@@ -68,6 +84,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
     def __init__(self, *, deadline: float | None = None, grace: float = 0.05) -> None:
         super().__init__()
         self._now_us = 0
+        self._now = 0.0  # _now_us in seconds, kept beside it: time() is read on every event
         self._timer_order = 0
         self._deadline_us = None if deadline is None else round(deadline * _US)
         self._grace = grace
@@ -96,7 +113,7 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
 
     def time(self) -> float:
         """Virtual seconds since the loop was created."""
-        return self._now_us / _US
+        return self._now
 
     @property
     def now_us(self) -> int:
@@ -107,14 +124,27 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         """Let time run past the deadline (to unwind a run that hit it)."""
         self._deadline_us = None
 
+    def shut_down(self) -> None:
+        """Finish async generators and the default executor, as ``asyncio.run`` does.
+
+        Each step runs the loop only when it has something to finish: a run of the loop
+        costs more than a short simulated run.
+        """
+        if getattr(self, "_asyncgens"):  # noqa: B009 - a private set of the base loop
+            self.run_until_complete(self.shutdown_asyncgens())
+        if getattr(self, "_default_executor") is not None:  # noqa: B009
+            self.run_until_complete(self.shutdown_default_executor())
+
     def _advance(self, delta_us: int) -> None:
         target = self._now_us + delta_us
         if self._deadline_us is not None and target > self._deadline_us:
             self._now_us = self._deadline_us
+            self._now = self._now_us / _US
             raise VirtualDeadlineError(
                 f"virtual time passed the deadline of {self._deadline_us / _US:g}s"
             )
         self._now_us = target
+        self._now = target / _US
 
     def call_at(  # type: ignore[override]
         self,
@@ -126,7 +156,8 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         """Schedule at ``when`` rounded to the microsecond; ties fire first-scheduled first."""
         self._check_closed()  # type: ignore[attr-defined]
         self._timer_order += 1
-        when = round(when * _US) / _US if when != float("inf") else when
+        if when != _INF:
+            when = round(when * _US) / _US
         timer = _FifoTimerHandle(self._timer_order, when, callback, args, self, context)
         heapq.heappush(self._scheduled, timer)  # type: ignore[attr-defined]
         timer._scheduled = True  # type: ignore[attr-defined]

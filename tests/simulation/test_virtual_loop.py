@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import random
+import threading
 import time
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent, Tool, simulate
-from handoff_sim.errors import VirtualDeadlineError, VirtualDeadlockError
+from handoff_sim.errors import RunError, VirtualDeadlineError, VirtualDeadlockError
 from handoff_sim.events import HandoffAttemptEndEvent, HandoffAttemptStartEvent
 from handoff_sim.messages import ModelRequest
 from handoff_sim.simulation import DEFAULT_START, VirtualTimeLoop
@@ -127,6 +130,26 @@ def test_v2_timers_due_at_the_same_instant_fire_in_scheduling_order() -> None:
     finally:
         loop.close()
     assert fired == ["early", "a", "b", "c", "d", "e"]
+
+
+def test_v2_many_timers_fire_by_due_time_then_scheduling_order() -> None:
+    rng = random.Random(11)
+    dues = [rng.choice((0.5, 1.0, 1.0000001, 2.0, 3.25)) for _ in range(300)]
+    loop = VirtualTimeLoop()
+    fired: list[tuple[float, int]] = []
+    try:
+        handles = [
+            loop.call_at(due, lambda i=i: fired.append((loop.time(), i)))
+            for i, due in enumerate(dues)
+        ]
+        for i in range(0, 300, 7):  # cancelled ones never fire, and leave the others in order
+            handles[i].cancel()
+        loop.call_at(4, loop.stop)
+        loop.run_forever()
+    finally:
+        loop.close()
+    expected = sorted((round(due, 6), i) for i, due in enumerate(dues) if i % 7)
+    assert fired == expected
 
 
 def test_v2_sleeping_tasks_due_together_resume_in_the_order_they_slept() -> None:
@@ -257,3 +280,50 @@ def test_v3_completion_one_microsecond_before_the_timeout_completes() -> None:
     )
     [record] = simulate(parent, "go").trace.handoffs()
     assert (record.status, record.output) == ("completed", "in-time")
+
+
+# --- closing a Simulation -------------------------------------------------------------------
+
+
+def test_closing_a_simulation_finalises_an_async_generator_left_open() -> None:
+    finalised: list[float] = []
+
+    async def ticks() -> AsyncIterator[int]:
+        try:
+            for i in range(10):
+                await asyncio.sleep(1)
+                yield i
+        finally:
+            finalised.append(asyncio.get_running_loop().time())
+
+    generator = ticks()
+
+    async def main() -> int:
+        return await anext(generator)
+
+    with Simulation() as sim:
+        assert sim.run_coroutine(main()) == 0
+        assert finalised == []
+    assert finalised == [1.0]
+
+
+def test_closing_a_simulation_waits_for_its_executor_threads_to_end() -> None:
+    workers: list[threading.Thread] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, lambda: workers.append(threading.current_thread()))
+
+    with Simulation() as sim:
+        sim.run_coroutine(main())
+        assert workers[0].is_alive()
+    assert not workers[0].is_alive()
+
+
+def test_a_simulation_with_nothing_left_to_finish_closes_cleanly() -> None:
+    sim = Simulation()
+    sim.run(leaf("quiet", {"text": "ok"}), "go")
+    sim.close()
+    sim.close()  # closing twice is harmless
+    with pytest.raises(RunError, match="this Simulation is closed"):
+        sim.run(leaf("quiet", {"text": "ok"}), "go")
