@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import textwrap
 from pathlib import Path
@@ -13,6 +14,12 @@ from handoff_sim.adapters import MissingExtraError
 from handoff_sim.cli import main
 from handoff_sim.trace import read_otlp
 from tests.otel._support import FIXTURES, NEEDS_OTEL
+
+# The export is imported with this module: pytester takes back the modules first imported
+# inside a session, and a later session would mix re-imported OpenTelemetry modules with
+# kept ones.
+with contextlib.suppress(MissingExtraError):
+    import handoff_sim.otel  # noqa: F401
 
 PASSING = """\
 scenario: passing
@@ -61,7 +68,10 @@ class TestPytestOption:
         result.assert_outcomes(passed=1, failed=1)
         result.stdout.fnmatch_lines(["handoff-otel: 2 trace(s) written to */out/suite.json"])
         traces = {t.name: t for t in read_otlp(project.path / "out" / "suite.json")}
-        assert sorted(traces) == ["scenarios/a.yaml::passing", "scenarios/b.yaml::failing"]
+        assert sorted(map(str, traces)) == [
+            "scenarios/a.yaml::passing",
+            "scenarios/b.yaml::failing",
+        ]
         [handoff] = traces["scenarios/a.yaml::passing"].handoffs()
         assert (handoff.status, handoff.attempts, handoff.attempt_outcomes) == (
             "completed",
@@ -70,10 +80,8 @@ class TestPytestOption:
         )
 
     def test_the_file_is_the_same_with_xdist(self, project: pytest.Pytester) -> None:
-        # both in subprocesses: an in-process run after another one sees a mix of the
-        # OpenTelemetry modules pytester re-imports and the ones it keeps
-        project.runpytest_subprocess("-p", "no:hypothesispytest", "--handoff-otel=serial.json")
-        result = project.runpytest_subprocess(
+        project.runpytest_inprocess("--handoff-otel=serial.json")
+        result = project.runpytest_inprocess(
             "-p", "no:hypothesispytest", "-n", "2", "--handoff-otel=parallel.json"
         )
         result.assert_outcomes(passed=1, failed=1)

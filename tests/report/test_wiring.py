@@ -73,7 +73,7 @@ def test_pytest_option_gives_the_same_bytes_under_xdist(
 ) -> None:
     (project / "snap.yaml").unlink()
     pytester.runpytest_inprocess("--handoff-scenarios", "scenarios", "--handoff-report=one.html")
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest_inprocess(  # the -n 2 workers are processes of their own
         "-p",
         "no:hypothesispytest",
         "-n",
