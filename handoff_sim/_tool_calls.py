@@ -41,9 +41,11 @@ def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tup
 
     A blank id becomes ``call_<step>_<index>``; a repeated one gets ``~2``, ``~3``…
     so handoff ids (``handoff:<call_id>``) and results stay unambiguous. The calls
-    were checked already (``check_response``): names and arguments are text.
+    were checked already (``check_response``): names and arguments are text. When
+    none is renamed, a plain tuple comes back as it is (no copy kept per turn).
     """
     out = []
+    renamed = type(calls) is not tuple
     for index, call in enumerate(calls):
         base = call.id.strip() if isinstance(call.id, str) else ""
         base = base or f"call_{step}_{index}"
@@ -55,8 +57,9 @@ def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tup
         name = call.name or "tool"
         if unique != call.id or name != call.name:
             call = ToolCall(unique, name, call.arguments)
+            renamed = True
         out.append(call)
-    return tuple(out)
+    return tuple(out) if renamed else calls  # type: ignore[return-value]  # a plain tuple
 
 
 def _arguments_problem(call: ToolCall) -> str | None:
