@@ -13,12 +13,19 @@ runs it: scenario files run without the wall clock, since nothing in them can re
 ``bench/wall_clock.py`` measures the wall clock's own cost with ~600 modules loaded.
 JSON lines on stdout, a table on stderr.
 
+``--fanout`` measures instead how the loop's timers scale: K handoffs in one turn, each
+under a per-attempt timeout, each child answering after its own latency, so the timer
+heap holds about 2K timers. K=50 and K=1,000 alternate run by run in one process; the
+figure is CPU µs per handoff (median), and their ratio.
+
     python bench/virtual_time.py [--repeats 101]
+    python bench/virtual_time.py --fanout [--repeats 15]
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -30,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Record, emit, machine, median, print_table, run_json_lines
 
 SCENARIOS = ("timeout-30s-x3", "ten-hours", "scenario-file-30s-x3")
+FANOUT = (50, 1000)
 SCENARIO_FILE = Path(__file__).resolve().parents[1] / "scenarios/ai4j/retries_with_timeouts.yaml"
 HOUR = 3600.0
 
@@ -73,6 +81,61 @@ def build(scenario: str) -> tuple[Any, Callable[[Any], None]]:
             assert all(h.status == "completed" for h in records)
 
     return parent, check
+
+
+def build_fanout(k: int) -> tuple[Any, Callable[[Any], None]]:
+    """K delegations in one turn under a timeout; child i answers after its own latency."""
+    from handoff_sim import Agent, HandoffPolicy, SubAgent
+    from handoff_sim.testing import ScriptedModel
+
+    latencies = [(i * 7919 % 1000 + 1) / 1000 for i in range(k)]  # spread over a second
+    child = Agent("child", ScriptedModel([{"text": "done", "latency": t} for t in latencies]))
+    parent = Agent(
+        "parent",
+        ScriptedModel([{"tool_calls": [_call(i) for i in range(k)]}, {"text": "all done"}]),
+        subagents=[SubAgent("child", "d", child, tool_name="delegate")],
+        handoff_policy=HandoffPolicy(timeout=60),
+        parallel_tool_calls=True,
+    )
+
+    def check(result: Any) -> None:
+        assert result.elapsed_ms == max(latencies) * 1000, result.elapsed_ms
+        records = result.trace.handoffs()
+        assert len(records) == k, len(records)
+        assert all(h.status == "completed" for h in records)
+
+    return parent, check
+
+
+def fanout(rounds: int) -> Record:
+    """CPU µs per handoff of each fan-out width, alternating run by run in this process."""
+    from handoff_sim import simulate
+
+    cpu: dict[int, list[float]] = {k: [] for k in FANOUT}
+    for i in range(rounds + 1):  # the first round warms up
+        for k in FANOUT:
+            parent, check = build_fanout(k)
+            gc.collect()
+            c0 = time.process_time()
+            result = simulate(
+                parent, "go", wall_clock=False, max_handoffs=k, max_model_calls=2 * k + 2
+            )
+            spent = time.process_time() - c0
+            check(result)
+            if i:
+                cpu[k].append(spent / k * 1e6)
+    small, large = (median(cpu[k]) for k in FANOUT)
+    return {
+        "benchmark": "virtual_time_fanout",
+        "small_k": FANOUT[0],
+        "large_k": FANOUT[1],
+        "small_cpu_us_per_handoff": round(small, 2),
+        "large_cpu_us_per_handoff": round(large, 2),
+        "ratio": round(large / small, 3),
+        "rounds": rounds,
+        "python": machine()["python"],
+        "loadavg_1m_at_end": machine()["loadavg_1m"],
+    }
 
 
 def _file_worker(repeats: int) -> tuple[list[float], float, int]:
@@ -130,13 +193,20 @@ def _record(
 
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--repeats", type=int, default=101)
+    ap.add_argument("--repeats", type=int, help="101 runs per scenario; 15 fan-out rounds")
     ap.add_argument("--in-process", action="store_true", help="no subprocess per scenario")
+    ap.add_argument("--fanout", action="store_true", help="timers at K=50 against K=1,000")
     ap.add_argument("--worker", choices=SCENARIOS, help=argparse.SUPPRESS)
     ap.add_argument("--wall-clock", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    args.repeats = args.repeats or 101
     if args.worker:
         emit(worker(args.worker, args.wall_clock, args.repeats))
+        return
+    if args.fanout:
+        rec = fanout(args.repeats or 15)
+        emit(rec)
+        print_table([rec], [(key, key) for key in rec if key != "python"], title="timer fan-out")
         return
     rows = []
     for scenario in SCENARIOS:
