@@ -88,13 +88,14 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
     env.charge_model_call(frame)  # the run budget: refused once it is used up
     state.steps = number = state.steps + 1
     history = state.history()
+    model = agent.model  # read once: the request names it and it answers
     request = _request(
         agent.name, agent.model_name, history, agent.tool_specs, agent.parallel_tool_calls
     )
     depth = frame.depth
     # The view's own length object: the event shares it instead of holding an equal int.
     _model_request(env, frame, depth, number, history._len, tool_names(agent))
-    answer: object = agent.model.complete(request)
+    answer: object = model.complete(request)
     if type(answer) is CoroutineType or inspect.isawaitable(answer):  # sync complete() too
         answer = await answer
     response = (

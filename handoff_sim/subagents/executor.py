@@ -152,6 +152,9 @@ class _Attempts:
     reason: HandoffReason = "error"
 
 
+_NO_FAILURE = _Attempts()  # never returned: the loop makes at least one attempt
+
+
 @dataclass(eq=False)
 class _ReusedSessions:
     """REUSE_SESSION state: one session per key, one lock per key and event loop."""
@@ -285,10 +288,10 @@ class HandoffExecutor:
         self, h: _Handoff, call: ToolCall, attempts: int, *, governed: bool
     ) -> str | _Attempts:
         """Run up to ``attempts`` attempts; the envelope on success, else what went wrong."""
-        failed = _Attempts()
+        failed = _NO_FAILURE  # made only when an attempt fails
         env = h.env
         for attempt in range(1, attempts + 1):
-            failed.made = h.attempts_made = attempt
+            h.attempts_made = attempt
             started = env.now_us()
             _attempt_start(
                 env,
@@ -311,7 +314,7 @@ class HandoffExecutor:
                 result = h.mount.result(h.call, output, steps)
             except HandoffTimeoutError as exc:
                 self._attempt_end(h, attempt, started, "timeout", safe_message(exc))
-                failed.last_error, failed.reason = exc, "timeout"
+                failed = _Attempts(attempt, exc, "timeout")
                 continue
             except _NEVER_RETRIED as exc:
                 self._attempt_end(h, attempt, started, "error", safe_message(exc))
@@ -319,11 +322,10 @@ class HandoffExecutor:
                 if fatal or self.policy.on_error is FailureAction.FAIL:
                     h.end("failed", "error", attempt, error=safe_message(exc))
                     raise
-                failed.last_error, failed.reason = exc, "error"
-                return failed
+                return _Attempts(attempt, exc, "error")
             except Exception as exc:
                 self._attempt_end(h, attempt, started, "error", safe_message(exc))
-                failed.last_error, failed.reason = exc, "error"
+                failed = _Attempts(attempt, exc, "error")
                 continue
             self._attempt_end(h, attempt, started, "ok", None)
             h.end("completed", None, attempt, output=output)
