@@ -91,12 +91,18 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         self._threads: weakref.WeakSet[asyncio.Future[Any]] = weakref.WeakSet()
         selector = cast("selectors.BaseSelector", getattr(self, "_selector"))  # noqa: B009
         real_select = selector.select
+        # What the selector watches. While that is only the loop's own wake-up pipe, a poll
+        # that may not block finds nothing to do: a callback another thread schedules is
+        # already queued, and the pipe only wakes a loop that would wait.
+        watched = selector.get_map()
 
         def select(timeout: float | None = None) -> list[Any]:
+            if timeout == 0 and len(watched) == 1:
+                return []
             ready = real_select(0)
             if ready or timeout == 0:
                 return ready
-            if any(not f.done() for f in self._threads):
+            if self._threads and any(not f.done() for f in self._threads):
                 return real_select(0.001 if timeout is None else min(timeout, 0.001))
             if timeout is None:
                 ready = real_select(self._grace)

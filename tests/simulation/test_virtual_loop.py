@@ -114,6 +114,39 @@ def test_v1_thread_work_does_not_advance_the_virtual_clock() -> None:
         assert sim.run_coroutine(main()) == (6, 0.0)
 
 
+def test_v1_a_callback_from_another_thread_wakes_a_waiting_loop() -> None:
+    loop = VirtualTimeLoop(grace=60)  # far longer than the thread needs: it is the one waking
+    try:
+        future: asyncio.Future[int] = loop.create_future()
+        worker = threading.Thread(target=loop.call_soon_threadsafe, args=(future.set_result, 42))
+
+        async def main() -> tuple[int, float]:
+            worker.start()
+            return await future, loop.time()
+
+        assert loop.run_until_complete(main()) == (42, 0.0)
+        worker.join()
+    finally:
+        loop.close()
+
+
+def test_v1_a_callback_from_another_thread_runs_in_order_while_the_loop_is_busy() -> None:
+    order: list[str] = []
+
+    async def main() -> list[str]:
+        loop = asyncio.get_running_loop()
+        worker = threading.Thread(target=loop.call_soon_threadsafe, args=(order.append, "thread"))
+        worker.start()
+        worker.join()  # queued now, while the loop has other work ready
+        order.append("before")
+        await asyncio.sleep(0)
+        order.append("after")
+        return order
+
+    with Simulation() as sim:
+        assert sim.run_coroutine(main()) == ["before", "thread", "after"]
+
+
 # --- V2: one clock for asyncio and the wall clock -------------------------------------------
 
 
