@@ -37,7 +37,7 @@ from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 from handoff_sim.scenarios._errors import Problem
 from handoff_sim.scenarios.load._yaml_quick import STR_TAG as _STR_TAG
 from handoff_sim.scenarios.load._yaml_quick import Entries as _Entries
-from handoff_sim.scenarios.load._yaml_quick import QuickBuild, Unusual
+from handoff_sim.scenarios.load._yaml_quick import QuickBuild, _Unusual
 
 __all__ = ["FieldPath", "ParsedYaml", "SourceMap", "dotted", "parse_yaml"]
 
@@ -235,7 +235,7 @@ def _parse_libyaml(loader_type: type[yaml.cyaml.CSafeLoader], text: str) -> Pars
             build = QuickBuild(loader)
             try:
                 data = build.value(node, 1, False, 0)
-            except Unusual:
+            except _Unusual:
                 pass
             else:
                 return ParsedYaml(data, SourceMap(node, build.entries), [])

@@ -2,7 +2,7 @@
 
 It builds what PyYAML's safe constructor builds from the same tree, and checks on the
 way what the two-parser rule needs (no duplicate key, within the bounds, no plain scalar
-the parsers read differently). Anything else is :class:`Unusual`: the caller leaves the
+the parsers read differently). Anything else is :class:`_Unusual`: the caller leaves the
 document to PyYAML's own constructor (or the pure parser), which words any refusal.
 """
 
@@ -14,7 +14,7 @@ import yaml
 
 from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
 
-__all__ = ["STR_TAG", "Entries", "QuickBuild", "Unusual"]
+__all__ = ["STR_TAG", "Entries", "QuickBuild"]
 
 _TAG = "tag:yaml.org,2002:"
 STR_TAG, _SEQ_TAG, _MAP_TAG = f"{_TAG}str", f"{_TAG}seq", f"{_TAG}map"
@@ -27,7 +27,7 @@ Entries = dict[tuple[int, str | int], tuple[int, int, int]]
 """A source map's index: ``(parent, key or item index) -> (child, line, column)``."""
 
 
-class Unusual(Exception):
+class _Unusual(Exception):
     """Left to PyYAML's constructor: another tag, a merge key, a duplicate key, a bound passed."""
 
 
@@ -58,7 +58,7 @@ class QuickBuild:
     def value(self, node: Any, depth: int, in_flow: bool, number: int) -> Any:
         """The value of ``node`` (a ``yaml.Node``), numbered ``number``, at level ``depth``."""
         if depth > MAX_YAML_DEPTH:
-            raise Unusual
+            raise _Unusual
         kind = type(node)  # libyaml makes these exact classes; anything else is unusual
         if kind is _Scalar:
             return self.scalar(node, in_flow)
@@ -66,24 +66,24 @@ class QuickBuild:
             return self.mapping(node, depth, bool(node.flow_style), number)
         if kind is _Sequence and node.tag == _SEQ_TAG:
             return self.sequence(node, depth, bool(node.flow_style), number)
-        raise Unusual
+        raise _Unusual
 
     def scalar(self, node: yaml.ScalarNode, in_flow: bool) -> Any:
         """A text, a number, a boolean, null, a date, bytes; any other tag is unusual."""
         tag, value = node.tag, node.value
         if not node.style and ((in_flow and "?" in value) or (value == "" and tag == STR_TAG)):
-            raise Unusual  # read differently by the two parsers
+            raise _Unusual  # read differently by the two parsers
         if tag == STR_TAG:
             return value
         if tag in _SCALAR_TAGS:
             return self.loader.yaml_constructors[tag](self.loader, node)
-        raise Unusual
+        raise _Unusual
 
     def _next(self, step: int) -> int:
         """The number ``step`` nodes on; past ``MAX_YAML_NODES`` nodes it is unusual."""
         count = self.count + step
         if count >= MAX_YAML_NODES:
-            raise Unusual
+            raise _Unusual
         self.count = count
         return count
 
@@ -94,7 +94,7 @@ class QuickBuild:
         """
         items: list[Any] = []
         if node.value and depth >= MAX_YAML_DEPTH:
-            raise Unusual
+            raise _Unusual
         entries = self.entries
         for index, item in enumerate(node.value):
             child = self._next(1)
@@ -105,7 +105,7 @@ class QuickBuild:
                 items.append(text)
                 continue
             if type(item) is _Scalar and not item.style and item.value == "":
-                raise Unusual
+                raise _Unusual
             items.append(self.value(item, depth + 1, flow, child))
         return items
 
@@ -114,12 +114,12 @@ class QuickBuild:
         (numbered before its value)."""
         pairs = node.value
         if pairs and depth >= MAX_YAML_DEPTH:
-            raise Unusual
+            raise _Unusual
         mapping = {}
         entries = self.entries
         for key, item in pairs:
             if type(key) is not _Scalar or (number, key.value) in entries:
-                raise Unusual  # a collection as a key, or a key written twice
+                raise _Unusual  # a collection as a key, or a key written twice
             child = self._next(2)
             mark = key.start_mark
             entries[number, key.value] = (child, mark.line, mark.column)
