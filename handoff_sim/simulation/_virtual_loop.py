@@ -91,13 +91,15 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         self._threads: weakref.WeakSet[asyncio.Future[Any]] = weakref.WeakSet()
         selector = cast("selectors.BaseSelector", getattr(self, "_selector"))  # noqa: B009
         real_select = selector.select
-        # What the selector watches. While that is only the loop's own wake-up pipe, a poll
-        # that may not block finds nothing to do: a callback another thread schedules is
-        # already queued, and the pipe only wakes a loop that would wait.
+        # What the selector watches. While that is only the loop's own wake-up pipe and no
+        # signal handler reads signals from it, a poll that may not block finds nothing to
+        # do: a callback another thread schedules is already queued, and the pipe only
+        # wakes a loop that would wait.
         watched = selector.get_map()
+        signal_handlers: dict[int, object] = getattr(self, "_signal_handlers", {})
 
         def select(timeout: float | None = None) -> list[Any]:
-            if timeout == 0 and len(watched) == 1:
+            if timeout == 0 and len(watched) == 1 and not signal_handlers:
                 return []
             ready = real_select(0)
             if ready or timeout == 0:

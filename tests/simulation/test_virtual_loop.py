@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import random
+import signal
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -145,6 +147,56 @@ def test_v1_a_callback_from_another_thread_runs_in_order_while_the_loop_is_busy(
 
     with Simulation() as sim:
         assert sim.run_coroutine(main()) == ["before", "thread", "after"]
+
+
+def test_v1_a_ready_socket_is_served_while_the_loop_is_busy() -> None:
+    seen: list[bytes] = []
+    ours, theirs = socket.socketpair()
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        ours.setblocking(False)
+        loop.add_reader(ours, lambda: seen.append(ours.recv(16)))
+        theirs.send(b"ping")
+        try:
+            for spins in range(20):  # never idle: there is always a task ready to run
+                if seen:
+                    return spins
+                await asyncio.sleep(0)
+            return -1
+        finally:
+            loop.remove_reader(ours)
+
+    try:
+        with Simulation() as sim:
+            assert sim.run_coroutine(main()) > 0
+    finally:
+        ours.close()
+        theirs.close()
+    assert seen == [b"ping"]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="needs POSIX signals")
+def test_v1_a_signal_handler_runs_while_the_loop_is_busy() -> None:
+    seen: list[str] = []
+    previous = signal.getsignal(signal.SIGUSR1)
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGUSR1, seen.append, "signal")
+        signal.raise_signal(signal.SIGUSR1)
+        for spins in range(20):  # never idle: there is always a task ready to run
+            if seen:
+                return spins
+            await asyncio.sleep(0)
+        return -1
+
+    try:
+        with Simulation() as sim:
+            assert sim.run_coroutine(main()) > 0
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert seen == ["signal"]
 
 
 # --- V2: one clock for asyncio and the wall clock -------------------------------------------
