@@ -76,30 +76,32 @@ def _cycles(spec: ScenarioSpec) -> Iterator[Finding]:
     """A sub-agent chain that comes back to an agent on it would recurse forever."""
     state: dict[str, int] = {}  # 1 = on the current chain, 2 = done
     found: list[Finding] = []
-
-    def visit(name: str, chain: list[str]) -> None:
-        state[name] = 1
-        agent = spec.agents[name]
-        for index, mount in agent.entries():
-            if not isinstance(mount, SubAgentSpec) or mount.agent not in spec.agents:
-                continue
-            child = mount.agent
-            if state.get(child) == 1:
-                loop = (
-                    [*chain[chain.index(child) :], name, child] if child in chain else [name, child]
-                )
-                at: FieldPath = ("agents", name, "subagents", index)
-                if not isinstance(agent.subagents[index], str):
-                    at = (*at, "agent")
-                found.append((at, f"sub-agent cycle: {' -> '.join(loop)}"))
-            elif child not in state:
-                visit(child, [*chain, name])
-        state[name] = 2
-
     for name in spec.agents:
         if name not in state:
-            visit(name, [])
+            _visit(spec, name, [], state, found)
     yield from found
+
+
+def _visit(
+    spec: ScenarioSpec, name: str, chain: list[str], state: dict[str, int], found: list[Finding]
+) -> None:
+    """Walk down from ``name``; a module function, not a closure calling itself, which
+    would leave a reference cycle per loaded file for the garbage collector."""
+    state[name] = 1
+    agent = spec.agents[name]
+    for index, mount in agent.entries():
+        if not isinstance(mount, SubAgentSpec) or mount.agent not in spec.agents:
+            continue
+        child = mount.agent
+        if state.get(child) == 1:
+            loop = [*chain[chain.index(child) :], name, child] if child in chain else [name, child]
+            at: FieldPath = ("agents", name, "subagents", index)
+            if not isinstance(agent.subagents[index], str):
+                at = (*at, "agent")
+            found.append((at, f"sub-agent cycle: {' -> '.join(loop)}"))
+        elif child not in state:
+            _visit(spec, child, [*chain, name], state, found)
+    state[name] = 2
 
 
 def _matrix(spec: ScenarioSpec) -> Iterator[Finding]:
