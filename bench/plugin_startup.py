@@ -176,7 +176,7 @@ IMPORTS = {
 }
 
 
-def import_time(runs: int) -> Record:
+def import_time(runs: int, warmup: bool = True) -> Record:
     """Wall time of importing the package over a bare interpreter: medians of paired runs."""
     times: dict[str, list[float]] = {name: [] for name in IMPORTS}
     env = _env("installed")
@@ -186,7 +186,7 @@ def import_time(runs: int) -> Record:
         subprocess.run([sys.executable, "-c", code], env=env, check=True)
         return time.perf_counter() - t0
 
-    for code in IMPORTS.values():
+    for code in IMPORTS.values() if warmup else ():
         once(code)  # warm the bytecode caches
     for i in range(runs):
         names = list(IMPORTS)
@@ -264,7 +264,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     startup = collect_startup(args.runs, warmup=not args.no_warmup)
     emit(startup)
-    package = import_time(args.import_time_runs) if args.import_time_runs > 0 else None
+    package = (
+        import_time(args.import_time_runs, warmup=not args.no_warmup)
+        if args.import_time_runs > 0
+        else None
+    )
     if package is not None:
         emit(package)
     if args.import_runs < 1:
