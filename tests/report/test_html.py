@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -225,11 +226,8 @@ def test_a_thousand_parallel_handoffs_keep_the_page_small() -> None:
 
 
 def test_a_thousand_scenario_suite_stays_collapsed_and_small() -> None:
-    one = entry_from_result(run_scenario(load_dict(fan_out(6))[0])).to_dict()
-    entries = [
-        ReportEntry.from_dict({**one, "id": f"case-{i:04}", "path": f"s/{i % 40}.yaml"})
-        for i in range(1000)
-    ]
+    one = entry_from_result(run_scenario(load_dict(fan_out(6))[0]))
+    entries = [replace(one, id=f"case-{i:04}", path=f"s/{i % 40}.yaml") for i in range(1000)]
 
     page = render_report(entries)
 
