@@ -1,12 +1,17 @@
-"""T1 with pytest-xdist: one ``-n 2`` session over a project that exercises every concern —
-naming, variants, a failing scenario's report, a broken file, snapshots, a plugin hook.
+"""T1 and T3 with pytest-xdist: one project that exercises every concern — naming,
+variants, a failing scenario's report, a broken file, snapshots, a plugin hook — run
+with ``-n 2`` under ``-k``, whole, under ``--lf`` and under ``-m``.
 
 Items are rebuilt on each worker and only reports travel, so this checks that
 collection is identical everywhere and that reports survive serialisation.
-It is one session because each xdist run starts three interpreters.
+It is one test over one project because each xdist run starts three interpreters:
+every session checks its own facts, and a later one reads what an earlier one left
+(snapshots, the last-failed cache).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -22,24 +27,45 @@ from tests.plugin._support import (
 )
 from tests.plugin.conftest import Write
 
+XDIST = ("xdist", "--handoff-scenarios", "scenarios")
 
-def test_t1_everything_works_under_xdist(pytester: pytest.Pytester, write_scenario: Write) -> None:
+
+def _write_project(pytester: pytest.Pytester, write_scenario: Write) -> Path:
+    """Every scenario file and the plugin hook; returns the snapshot file changed later."""
     write_scenario("review.yaml", PASSING)
     write_scenario("retry.yaml", MATRIX)
     write_scenario("wrong.yaml", FAILING)
     write_scenario("broken.yaml", BROKEN)
     write_scenario("echo.yaml", ECHO_SCENARIO)
     write_scenario("snap.yaml", SNAPSHOT_SCENARIO)
-    changed = write_scenario(
+    pytester.makeconftest(ECHO_CONFTEST)
+    return write_scenario(
         "snap_changed.yaml", SNAPSHOT_SCENARIO.replace("scenario: snap", "scenario: snap-changed")
     )
-    pytester.makeconftest(ECHO_CONFTEST)
-    pytester.runpytest_inprocess("--handoff-scenarios", "scenarios", "--snapshot-update")
-    changed.write_text(changed.read_text("utf-8").replace("250ms", "300ms"), encoding="utf-8")
 
-    result = run(
-        pytester, "xdist", "--handoff-scenarios", "scenarios", "-v", "-rfE", "--handoff-show-trace"
-    )
+
+def _keyword_run_creates_snapshots(pytester: pytest.Pytester) -> None:
+    """-k picks the variants and the snapshot scenarios; their snapshots are created."""
+    created = run(pytester, *XDIST, "-k", "snap or retry", "--snapshot-update", "-v")
+
+    created.assert_outcomes(passed=4, errors=1)  # the broken file is refused all the same
+    for nodeid in (
+        "scenarios/retry.yaml::retry[[]no-retry[]]",
+        "scenarios/retry.yaml::retry[[]one-retry[]]",
+        "scenarios/snap.yaml::snap",
+        "scenarios/snap_changed.yaml::snap-changed",
+    ):
+        created.stdout.fnmatch_lines([f"*PASSED {nodeid}*"])
+    for left_out in ("delegate-review", "wrong-expectations", "echo-kind"):
+        created.stdout.no_fnmatch_line(f"*{left_out}*")
+    stored = sorted(pytester.path.rglob("*.trace.txt"))
+    assert len(stored) == 2, stored
+    assert all("handoff_start" in path.read_text(encoding="utf-8") for path in stored)
+
+
+def _whole_project_run(pytester: pytest.Pytester) -> None:
+    """Every scenario runs: reports, refusals, a changed snapshot, traces of passing ones."""
+    result = run(pytester, *XDIST, "-v", "-rfE", "--handoff-show-trace")
 
     result.assert_outcomes(passed=5, failed=2, errors=1)
     passed = [line for line in result.outlines if "PASSED" in line]
@@ -48,7 +74,7 @@ def test_t1_everything_works_under_xdist(pytester: pytest.Pytester, write_scenar
         "scenarios/retry.yaml::retry[no-retry]",
         "scenarios/retry.yaml::retry[one-retry]",
         "scenarios/echo.yaml::echo-kind",
-        "scenarios/snap.yaml::snap",
+        "scenarios/snap.yaml::snap",  # matches the snapshot created under xdist
     ):
         assert any(nodeid in line for line in passed), nodeid
     for pattern in (  # one by one: workers finish in any order
@@ -66,36 +92,20 @@ def test_t1_everything_works_under_xdist(pytester: pytest.Pytester, write_scenar
     assert "Traceback" not in result.stdout.str()
 
 
-def test_t1_selection_and_last_failed_work_under_xdist(
+def test_t1_t3_a_project_works_under_xdist_with_selection_last_failed_and_snapshots(
     pytester: pytest.Pytester, write_scenario: Write
 ) -> None:
-    write_scenario("review.yaml", PASSING)
-    write_scenario("retry.yaml", MATRIX)
-    write_scenario("wrong.yaml", FAILING)
+    changed = _write_project(pytester, write_scenario)
+    _keyword_run_creates_snapshots(pytester)
+    changed.write_text(changed.read_text("utf-8").replace("250ms", "300ms"), encoding="utf-8")
+    _whole_project_run(pytester)
 
-    by_marker = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "-m", "smoke")
-    by_marker.assert_outcomes(passed=1)
-    # The keyword run selects the failing scenario too, so it is also the run --lf repeats
-    # (a whole project under xdist is test_t1_everything_works_under_xdist).
-    by_keyword = run(
-        pytester, "xdist", "--handoff-scenarios", "scenarios", "-k", "retry or wrong", "-v"
-    )
-    by_keyword.assert_outcomes(passed=2, failed=1)
-    by_keyword.stdout.fnmatch_lines(["*PASSED scenarios/retry.yaml::retry[[]no-retry[]]*"])
-    by_keyword.stdout.fnmatch_lines(["*PASSED scenarios/retry.yaml::retry[[]one-retry[]]*"])
-    by_keyword.stdout.no_fnmatch_line("*delegate-review*")
-    again = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "--lf", "-v")
-    again.assert_outcomes(failed=1)
+    again = run(pytester, *XDIST, "--lf", "-v")
+    again.assert_outcomes(failed=2, errors=1)
     again.stdout.fnmatch_lines(["*FAILED scenarios/wrong.yaml::wrong-expectations*"])
+    again.stdout.fnmatch_lines(["*FAILED scenarios/snap_changed.yaml::snap-changed*"])
+    again.stdout.no_fnmatch_line("*PASSED*")
 
-
-def test_t3_snapshots_are_created_under_xdist(
-    pytester: pytest.Pytester, write_scenario: Write
-) -> None:
-    write_scenario("snap.yaml", SNAPSHOT_SCENARIO)
-    created = run(pytester, "xdist", "--handoff-scenarios", "scenarios", "--snapshot-update")
-    created.assert_outcomes(passed=1)
-    stored = list(pytester.path.rglob("*.trace.txt"))
-    assert len(stored) == 1
-    assert "handoff_start" in stored[0].read_text(encoding="utf-8")
-    run(pytester, "xdist", "--handoff-scenarios", "scenarios").assert_outcomes(passed=1)
+    by_marker = run(pytester, *XDIST, "-m", "smoke", "-v")
+    by_marker.assert_outcomes(passed=1, errors=1)
+    by_marker.stdout.fnmatch_lines(["*PASSED scenarios/review.yaml::delegate-review*"])
