@@ -9,7 +9,7 @@ underscore (a module or a name in one) is private to the component that holds it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from functools import cache
 
 import pytest
 
@@ -81,6 +81,7 @@ def _absolute(entry: str) -> str:
     return f"handoff_sim.{entry}" if entry else "handoff_sim"
 
 
+@cache
 def layer_of(module: str) -> int:
     """The index in LAYERS of ``module``'s layer."""
     best: tuple[int, int] | None = None
@@ -110,10 +111,10 @@ def component_of_private(name: str) -> str | None:
     return None
 
 
-def _all_imports() -> Iterator[tuple[SourceModule, Import]]:
-    for module in modules().values():
-        for found in imports(module):
-            yield module, found
+@cache
+def _all_imports() -> tuple[tuple[SourceModule, Import], ...]:
+    """Every import of every module, found once for all the tests here (a walk of each tree)."""
+    return tuple((module, found) for module in modules().values() for found in imports(module))
 
 
 def test_every_module_is_in_a_layer() -> None:
