@@ -58,6 +58,8 @@ def test_finished_tests_let_their_scenario_results_go(
         "--handoff-show-trace",
         "-p",
         "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",  # nothing here draws examples: an import fewer
     )
     result.assert_outcomes(passed=3, failed=1)
     result.stdout.fnmatch_lines(["scenarios/bad.yaml F*", "*handoff trace*"])
