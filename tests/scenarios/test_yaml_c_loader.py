@@ -12,6 +12,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,8 @@ from handoff_sim.scenarios.load import _yaml
 
 from ._util import BUNDLED, REPO
 
-HAS_LIBYAML = _yaml.LIBYAML is not None
+LIBYAML = _yaml.LIBYAML
+HAS_LIBYAML = LIBYAML is not None
 NO_LIBYAML = "PyYAML was built without libyaml here"
 
 CORPUS = sorted(
@@ -76,6 +78,7 @@ def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
 
 
 def _loaded(path: Path) -> Any:
+    """Each scenario of ``path`` (id, line, tags, seed, spec, where expect is), or its error."""
     try:
         scenarios = load_file(path)
     except ScenarioFileError as exc:
@@ -86,13 +89,20 @@ def _loaded(path: Path) -> Any:
     ]
 
 
+@cache
+def _loaded_here(path: Path) -> Any:
+    """:func:`_loaded` with libyaml when PyYAML has it, once a file for the tests here."""
+    assert _yaml.LIBYAML is LIBYAML
+    return _loaded(path)
+
+
 @pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(REPO)) for p in CORPUS])
 def test_corpus_file_reads_the_same_with_and_without_libyaml(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each bundled, malformed or hostile file: the same scenarios or the same error lines."""
     text = path.read_bytes().decode("utf-8", errors="replace")
-    with_libyaml = _loaded(path)
+    with_libyaml = _loaded_here(path)
     read_with_libyaml, read_pure = _both(text, monkeypatch)
     assert read_with_libyaml == read_pure
     monkeypatch.setattr(_yaml, "LIBYAML", None)
@@ -277,11 +287,9 @@ def test_without_libyaml_installed_every_file_reads_the_same() -> None:
     out = json.loads(proc.stdout)
     assert out["libyaml"] is False
     for name in names:
-        try:
-            here: Any = [s.id for s in load_file(name)]
-        except ScenarioFileError as exc:
-            here = str(exc)
-        assert out["files"][name] == here, name
+        here = _loaded_here(Path(name))  # the same file's scenarios or error, read here
+        ids = [scenario[0] for scenario in here] if isinstance(here, list) else here
+        assert out["files"][name] == ids, name
 
 
 @pytest.mark.parametrize(
