@@ -4,24 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 
-pytest.importorskip(
-    "agents", reason="needs the 'openai-agents' extra: pip install 'handoff-sim[openai-agents]'"
-)
-
-from agents import Agent, ModelBehaviorError, RunConfig, Runner
-from agents.tracing import get_trace_provider
-
 from handoff_sim import FailureAction, HandoffDeniedError, HandoffPolicy, ToolCall
 from handoff_sim.adapters import CaptureError
-from handoff_sim.adapters.openai_agents import (
-    SimModel,
-    capture,
-    governed,
-    simulate_run,
-)
 from handoff_sim.invariants import check_invariants
 from handoff_sim.testing import AdversarialModel, FunctionModel, ScriptedModel
 from pytest_handoff.assertions import (
@@ -33,10 +21,22 @@ from pytest_handoff.assertions import (
     assert_retry_count,
     assert_timeout_per_attempt,
 )
+from tests.adapters._extras import installed, needs
 from tests.hostile._support import open_starts
+
+# the SDK is imported inside the tests that use it: collecting this module stays cheap
+if not installed("agents"):
+    pytest.skip(needs("openai-agents"), allow_module_level=True)
+
+if TYPE_CHECKING:
+    from agents import Agent
+
+    from handoff_sim.adapters.openai_agents import SimModel
 
 
 def model(*steps: object) -> SimModel:
+    from handoff_sim.adapters.openai_agents import SimModel
+
     return SimModel(ScriptedModel(list(steps)))
 
 
@@ -45,6 +45,8 @@ def call(call_id: str, name: str, text: str = "task") -> dict[str, object]:
 
 
 def agent(name: str, *steps: object, **kwargs: object) -> Agent[None]:
+    from agents import Agent
+
     return Agent(name=name, model=model(*steps), **kwargs)  # type: ignore[arg-type]
 
 
@@ -57,6 +59,8 @@ def assert_sound(trace: object) -> None:
 
 
 def test_scripted_model_answers_as_the_sdk_model_of_an_agent() -> None:
+    from agents import RunConfig, Runner
+
     async def main() -> None:
         helper = agent("helper", {"text": "42", "expect": {"input_contains": "question"}})
         result = await Runner.run(helper, "a question", run_config=RunConfig(tracing_disabled=True))
@@ -66,6 +70,8 @@ def test_scripted_model_answers_as_the_sdk_model_of_an_agent() -> None:
 
 
 def test_a_streamed_run_gets_the_same_answer_as_a_stream() -> None:
+    from agents import RunConfig, Runner
+
     async def main() -> None:
         helper = agent("helper", {"text": "streamed answer"})
         streamed = Runner.run_streamed(helper, "hi", run_config=RunConfig(tracing_disabled=True))
@@ -82,6 +88,10 @@ def test_a_streamed_run_gets_the_same_answer_as_a_stream() -> None:
 
 
 def test_function_model_sees_tool_results_in_our_message_form() -> None:
+    from agents import Agent, RunConfig, Runner
+
+    from handoff_sim.adapters.openai_agents import SimModel
+
     async def main() -> None:
         seen: list[str | None] = []
 
@@ -119,6 +129,10 @@ def fan_out_parent(latency: bool = True) -> Agent[None]:
 
 
 def test_parallel_fan_out_of_two_agents_as_tools_is_two_overlapping_handoffs() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
     run = simulate_run(Runner.run(fan_out_parent(), "go"))
     assert run.result is not None
     assert run.result.final_output == "report"
@@ -136,6 +150,10 @@ def test_parallel_fan_out_of_two_agents_as_tools_is_two_overlapping_handoffs() -
 
 
 def test_a_captured_trace_renders_as_text_tree_and_mermaid() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
     run = simulate_run(Runner.run(fan_out_parent(), "go"))
     tree = run.trace.render_tree()
     assert "triage → researcher via research [handoff:c1] status=completed" in tree
@@ -145,12 +163,21 @@ def test_a_captured_trace_renders_as_text_tree_and_mermaid() -> None:
 
 
 def test_captured_traces_of_the_same_run_are_byte_identical() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
     first = simulate_run(Runner.run(fan_out_parent(), "go"), seed=3).trace.to_jsonl()
     second = simulate_run(Runner.run(fan_out_parent(), "go"), seed=3).trace.to_jsonl()
     assert first == second
 
 
 def test_capture_records_a_real_time_run_and_puts_the_tracing_provider_back() -> None:
+    from agents import Runner
+    from agents.tracing import get_trace_provider
+
+    from handoff_sim.adapters.openai_agents import capture
+
     async def main() -> None:
         before = get_trace_provider()
         with capture() as cap:
@@ -164,6 +191,10 @@ def test_capture_records_a_real_time_run_and_puts_the_tracing_provider_back() ->
 
 
 def test_capture_exports_nothing_inside_the_block() -> None:
+    from agents.tracing import get_trace_provider
+
+    from handoff_sim.adapters.openai_agents import capture
+
     async def main() -> None:
         with capture():
             provider = get_trace_provider()
@@ -175,6 +206,10 @@ def test_capture_exports_nothing_inside_the_block() -> None:
 
 
 def test_a_run_with_tracing_disabled_inside_capture_is_reported() -> None:
+    from agents import RunConfig, Runner
+
+    from handoff_sim.adapters.openai_agents import capture
+
     async def main() -> None:
         helper = agent("helper", {"text": "hi"})
         with pytest.raises(CaptureError, match="tracing_disabled"), capture():
@@ -184,6 +219,10 @@ def test_a_run_with_tracing_disabled_inside_capture_is_reported() -> None:
 
 
 def test_a_control_transfer_is_the_transfer_tool_call_and_a_new_run_in_the_same_session() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
     billing = agent("Billing", {"text": "refunded"})
     triage = agent(
         "triage",
@@ -212,6 +251,10 @@ def test_a_control_transfer_is_the_transfer_tool_call_and_a_new_run_in_the_same_
 
 
 def test_a_retried_timeout_makes_three_attempts_of_thirty_virtual_seconds() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import governed, simulate_run
+
     slow = agent("slow", *[{"text": "late", "latency": "100s"}] * 3)
     boss = agent(
         "boss",
@@ -237,6 +280,10 @@ def test_a_retried_timeout_makes_three_attempts_of_thirty_virtual_seconds() -> N
 
 
 def test_a_nested_delegation_past_max_depth_is_denied_and_aborts_the_run() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import governed, simulate_run
+
     policy = HandoffPolicy(max_depth=1)
     leaf = agent("leaf", {"text": "unreachable"})
     middle = agent(
@@ -262,6 +309,10 @@ def test_a_nested_delegation_past_max_depth_is_denied_and_aborts_the_run() -> No
 
 
 def test_depth_is_held_per_task_under_parallel_fan_out() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import governed, simulate_run
+
     policy = HandoffPolicy(max_depth=2)
     leaves = [agent(f"leaf{i}", {"text": f"leaf {i}"}) for i in range(2)]
     middles = [
@@ -291,6 +342,10 @@ def test_depth_is_held_per_task_under_parallel_fan_out() -> None:
 
 
 def test_a_denied_tool_without_fallback_answers_handoff_unavailable() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import governed, simulate_run
+
     helper = agent("helper", {"text": "never runs"})
     policy = HandoffPolicy(denied_tools=["helper"], on_denied=FailureAction.FALLBACK_TO_PRIMARY)
     boss = agent(
@@ -310,6 +365,10 @@ def test_a_denied_tool_without_fallback_answers_handoff_unavailable() -> None:
 
 
 def test_a_denied_tool_with_a_fallback_function_serves_the_original_call() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import governed, simulate_run
+
     helper = agent("helper", {"text": "never runs"})
     policy = HandoffPolicy(denied_tools=["helper"], on_denied=FailureAction.FALLBACK_TO_PRIMARY)
     served: list[ToolCall] = []
@@ -335,6 +394,10 @@ def test_a_denied_tool_with_a_fallback_function_serves_the_original_call() -> No
 
 
 def test_report_to_model_and_input_filter_follow_our_runtime() -> None:
+    from agents import Agent, Runner
+
+    from handoff_sim.adapters.openai_agents import SimModel, governed, simulate_run
+
     seen: list[str] = []
 
     def remember(request: object) -> str:
@@ -367,6 +430,7 @@ def test_report_to_model_and_input_filter_follow_our_runtime() -> None:
 
 
 def test_governed_refuses_what_it_cannot_govern() -> None:
+    from handoff_sim.adapters.openai_agents import governed
     from handoff_sim.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError, match=r"takes an agents\.Agent"):
@@ -380,6 +444,10 @@ def test_governed_refuses_what_it_cannot_govern() -> None:
 def test_malformed_tool_calls_meet_the_sdks_error_handling_and_the_trace_stays_balanced(
     seed: int,
 ) -> None:
+    from agents import Agent, ModelBehaviorError, Runner
+
+    from handoff_sim.adapters.openai_agents import SimModel, governed, simulate_run
+
     helper = agent("helper", *[{"text": "fine"}] * 50)
     hostile = Agent(
         name="hostile",
@@ -399,6 +467,10 @@ def test_malformed_tool_calls_meet_the_sdks_error_handling_and_the_trace_stays_b
 
 
 def test_an_unknown_tool_name_fails_the_run_the_sdk_way_and_every_start_ends() -> None:
+    from agents import Agent, ModelBehaviorError, Runner
+
+    from handoff_sim.adapters.openai_agents import SimModel, simulate_run
+
     hostile = Agent(
         name="hostile",
         model=SimModel(AdversarialModel(1, ["unknown_tool"], max_turns=1)),

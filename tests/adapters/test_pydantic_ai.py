@@ -4,23 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 
-pytest.importorskip(
-    "pydantic_ai", reason="needs the 'pydantic-ai' extra: pip install 'handoff-sim[pydantic-ai]'"
-)
-
-from pydantic_ai import Agent, RunContext
-from pydantic_ai.exceptions import UnexpectedModelBehavior
-
 from handoff_sim import FailureAction, HandoffDeniedError, HandoffPolicy, ToolCall
-from handoff_sim.adapters.pydantic_ai import (
-    SimModel,
-    capture,
-    governed,
-    simulate_run,
-)
 from handoff_sim.invariants import check_invariants
 from handoff_sim.testing import AdversarialModel, FunctionModel, ScriptedModel
 from pytest_handoff.assertions import (
@@ -32,10 +20,22 @@ from pytest_handoff.assertions import (
     assert_retry_count,
     assert_timeout_per_attempt,
 )
+from tests.adapters._extras import installed, needs
 from tests.hostile._support import open_starts
+
+# pydantic-ai is imported inside the tests that use it: collecting this module stays cheap
+if not installed("pydantic_ai"):
+    pytest.skip(needs("pydantic-ai"), allow_module_level=True)
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent
+
+    from handoff_sim.adapters.pydantic_ai import SimModel
 
 
 def model(*steps: object) -> SimModel:
+    from handoff_sim.adapters.pydantic_ai import SimModel
+
     return SimModel(ScriptedModel(list(steps)))
 
 
@@ -44,21 +44,14 @@ def call(call_id: str, name: str, task: str = "task") -> dict[str, object]:
 
 
 def agent(name: str, *steps: object, **kwargs: object) -> Agent[None, str]:
+    from pydantic_ai import Agent
+
     return Agent(model(*steps), name=name, **kwargs)  # type: ignore[call-overload]
 
 
 def assert_sound(trace: object) -> None:
     assert open_starts(trace) == []  # type: ignore[arg-type]
     assert check_invariants(trace) == []  # type: ignore[arg-type]
-
-
-def delegating(parent: Agent[None, str], child: Agent[None, str], tool_name: str) -> None:
-    """Delegation the way pydantic-ai documents it: a tool that runs another agent."""
-
-    async def delegate(ctx: RunContext[None], task: str) -> str:
-        return (await child.run(task, usage=ctx.usage)).output
-
-    parent.tool(delegate, name=tool_name)
 
 
 # -- fake models drive pydantic-ai agents ------------------------------------------------------
@@ -82,6 +75,10 @@ def test_a_streamed_run_gets_the_same_answer() -> None:
 
 
 def test_function_model_sees_tool_results_in_our_message_form() -> None:
+    from pydantic_ai import Agent
+
+    from handoff_sim.adapters.pydantic_ai import SimModel
+
     seen: list[str | None] = []
 
     def decide(request: object) -> object:
@@ -105,6 +102,8 @@ def test_function_model_sees_tool_results_in_our_message_form() -> None:
 
 
 def fan_out_parent(latency: bool = True) -> Agent[None, str]:
+    from tests.adapters._pydantic_ai_tools import delegating
+
     researcher = agent("researcher", {"text": "facts", "latency": 2 if latency else 0})
     writer = agent("writer", {"text": "prose", "latency": 3 if latency else 0})
     triage = agent(
@@ -116,6 +115,8 @@ def fan_out_parent(latency: bool = True) -> Agent[None, str]:
 
 
 def test_parallel_fan_out_of_two_delegating_tools_is_two_overlapping_handoffs() -> None:
+    from handoff_sim.adapters.pydantic_ai import simulate_run
+
     triage = fan_out_parent()
     run = simulate_run(lambda: triage.run("go"))
     assert run.result is not None
@@ -134,6 +135,8 @@ def test_parallel_fan_out_of_two_delegating_tools_is_two_overlapping_handoffs() 
 
 
 def test_a_captured_trace_renders_and_is_byte_identical_across_runs() -> None:
+    from handoff_sim.adapters.pydantic_ai import simulate_run
+
     first = simulate_run(lambda: fan_out_parent().run("go"), seed=5).trace
     second = simulate_run(lambda: fan_out_parent().run("go"), seed=5).trace
     assert first.to_jsonl() == second.to_jsonl()
@@ -142,6 +145,10 @@ def test_a_captured_trace_renders_and_is_byte_identical_across_runs() -> None:
 
 
 def test_capture_records_a_real_time_run_and_restores_instrumentation() -> None:
+    from pydantic_ai import Agent
+
+    from handoff_sim.adapters.pydantic_ai import capture
+
     before = getattr(Agent, "_instrument_default", None)
     with capture() as cap:
         assert asyncio.run(fan_out_parent(latency=False).run("go")).output == "report"
@@ -154,6 +161,8 @@ def test_capture_records_a_real_time_run_and_restores_instrumentation() -> None:
 
 
 def test_a_retried_timeout_makes_three_attempts_of_thirty_virtual_seconds() -> None:
+    from handoff_sim.adapters.pydantic_ai import governed, simulate_run
+
     slow = agent("slow", *[{"text": "late", "latency": "100s"}] * 3)
     boss = agent(
         "boss",
@@ -172,6 +181,8 @@ def test_a_retried_timeout_makes_three_attempts_of_thirty_virtual_seconds() -> N
 
 
 def test_a_nested_delegation_past_max_depth_is_denied_and_aborts_the_run() -> None:
+    from handoff_sim.adapters.pydantic_ai import governed, simulate_run
+
     policy = HandoffPolicy(max_depth=1)
     leaf = agent("leaf", {"text": "unreachable"})
     middle = agent(
@@ -195,6 +206,8 @@ def test_a_nested_delegation_past_max_depth_is_denied_and_aborts_the_run() -> No
 
 
 def test_depth_is_held_per_task_under_parallel_fan_out() -> None:
+    from handoff_sim.adapters.pydantic_ai import governed, simulate_run
+
     policy = HandoffPolicy(max_depth=2)
     leaves = [agent(f"leaf{i}", {"text": f"leaf {i}"}) for i in range(2)]
     middles = [
@@ -224,6 +237,8 @@ def test_depth_is_held_per_task_under_parallel_fan_out() -> None:
 
 
 def test_a_denied_tool_without_fallback_answers_handoff_unavailable() -> None:
+    from handoff_sim.adapters.pydantic_ai import governed, simulate_run
+
     helper = agent("helper", {"text": "never runs"})
     policy = HandoffPolicy(denied_tools=["helper"], on_denied=FailureAction.FALLBACK_TO_PRIMARY)
     boss = agent(
@@ -243,6 +258,10 @@ def test_a_denied_tool_without_fallback_answers_handoff_unavailable() -> None:
 
 
 def test_fallback_input_filter_and_envelope_follow_our_runtime() -> None:
+    from pydantic_ai import Agent
+
+    from handoff_sim.adapters.pydantic_ai import SimModel, governed, simulate_run
+
     seen: list[str] = []
 
     def remember(request: object) -> str:
@@ -283,6 +302,8 @@ def test_fallback_input_filter_and_envelope_follow_our_runtime() -> None:
 
 
 def test_governed_names_its_tool_like_our_runtime_unless_told() -> None:
+    from handoff_sim.adapters.pydantic_ai import governed
+
     helper = agent("Code Reviewer", {"text": "x"})
     assert governed(helper).name == "subagent_code_reviewer"
     assert governed(helper, name="review").name == "review"
@@ -295,6 +316,11 @@ def test_governed_names_its_tool_like_our_runtime_unless_told() -> None:
 def test_malformed_tool_calls_meet_pydantic_ais_retries_and_the_trace_stays_balanced(
     seed: int,
 ) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
+
+    from handoff_sim.adapters.pydantic_ai import SimModel, governed, simulate_run
+
     helper = agent("helper", *[{"text": "fine"}] * 50)
     hostile = Agent(
         SimModel(
@@ -316,6 +342,11 @@ def test_malformed_tool_calls_meet_pydantic_ais_retries_and_the_trace_stays_bala
 
 
 def test_unknown_tool_names_get_pydantic_ais_retry_prompt_and_every_start_ends() -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
+
+    from handoff_sim.adapters.pydantic_ai import SimModel, simulate_run
+
     hostile = Agent(SimModel(AdversarialModel(1, ["unknown_tool"], max_turns=2)), name="hostile")
     run = simulate_run(lambda: hostile.run("go"), raise_errors=False)
     assert open_starts(run.trace) == []

@@ -7,7 +7,6 @@ when it is not installed.
 from __future__ import annotations
 
 import functools
-import importlib
 import subprocess
 import sys
 import textwrap
@@ -31,31 +30,24 @@ from handoff_sim.scenarios import (
     run_scenario,
 )
 from handoff_sim.testing import ScriptedModel
+from tests.adapters._extras import installed, needs
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _installed(module: str) -> bool:
-    try:
-        importlib.import_module(module)
-    except ImportError:
-        return False
-    return True
 
 
 FRAMEWORKS = [
     pytest.param(
         "openai-agents",
         marks=pytest.mark.skipif(
-            not _installed("agents"),
-            reason="needs the 'openai-agents' extra: pip install 'handoff-sim[openai-agents]'",
+            not installed("agents"),
+            reason=needs("openai-agents"),
         ),
     ),
     pytest.param(
         "pydantic-ai",
         marks=pytest.mark.skipif(
-            not _installed("pydantic_ai"),
-            reason="needs the 'pydantic-ai' extra: pip install 'handoff-sim[pydantic-ai]'",
+            not installed("pydantic_ai"),
+            reason=needs("pydantic-ai"),
         ),
     ),
 ]
