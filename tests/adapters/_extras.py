@@ -8,6 +8,9 @@ collecting and import the framework only in the tests that run it.
 from __future__ import annotations
 
 import importlib.util
+import sys
+
+import pytest
 
 
 def installed(module: str) -> bool:
@@ -18,3 +21,14 @@ def installed(module: str) -> bool:
 def needs(extra: str) -> str:
     """The reason a test skips without ``extra``."""
     return f"needs the {extra!r} extra: pip install 'handoff-sim[{extra}]'"
+
+
+def hide(monkeypatch: pytest.MonkeyPatch, framework: str, adapter: str) -> None:
+    """Make ``framework`` uninstalled for this test, in this process.
+
+    ``sys.modules[framework] = None`` makes its import fail as in a fresh interpreter
+    without it; ``adapter`` (which may have been imported by an earlier test) is dropped
+    so that importing it runs its extra check again. Both come back after the test.
+    """
+    monkeypatch.setitem(sys.modules, framework, None)
+    monkeypatch.delitem(sys.modules, adapter, raising=False)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.adapters._extras import hide
+
 OPENAI_TEST = """
 import asyncio
 from agents import Agent, Runner
@@ -59,9 +61,11 @@ def test_a_capture_fixture_records_the_runs_of_the_test(
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
-def test_a_capture_fixture_without_its_extra_names_the_extra(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest("import sys\nsys.modules['agents'] = None\n")
+def test_a_capture_fixture_without_its_extra_names_the_extra(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hide(monkeypatch, "agents", "handoff_sim.adapters.openai_agents")
     pytester.makepyfile("def test_it(openai_agents_capture):\n    pass\n")
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*MissingExtraError*needs the optional extra 'openai-agents'*"])

@@ -7,8 +7,6 @@ when it is not installed.
 from __future__ import annotations
 
 import functools
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -30,7 +28,7 @@ from handoff_sim.scenarios import (
     run_scenario,
 )
 from handoff_sim.testing import ScriptedModel
-from tests.adapters._extras import installed, needs
+from tests.adapters._extras import hide, installed, needs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -355,23 +353,23 @@ def test_the_default_runtime_is_handoff_sims_own(
     ],
 )
 def test_a_runtime_whose_extra_is_missing_is_a_usage_error_naming_the_extra(
-    blocked: str, runtime_name: str, extra: str, package: str, suite: Path
+    blocked: str,
+    runtime_name: str,
+    extra: str,
+    package: str,
+    suite: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code = (
-        f"import sys; sys.modules[{blocked!r}] = None\n"
-        "from handoff_sim.cli import main\n"
-        f"sys.exit(main(['run', {str(suite)!r}, '--runtime', {runtime_name!r}]))\n"
+    adapter = f"handoff_sim.adapters.{runtime_name.replace('-', '_')}"
+    hide(monkeypatch, blocked, adapter)
+    assert main(["run", str(suite), "--runtime", runtime_name]) == 2
+    out, err = capsys.readouterr()
+    assert err.strip() == (
+        f"handoff-sim run: --runtime {runtime_name}: {adapter} needs the optional extra "
+        f"{extra!r}: pip install 'handoff-sim[{extra}]' (the package {package!r} is not installed)"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
-    assert done.returncode == 2
-    assert done.stderr.strip() == (
-        f"handoff-sim run: --runtime {runtime_name}: handoff_sim.adapters."
-        f"{runtime_name.replace('-', '_')} needs the optional extra {extra!r}: "
-        f"pip install 'handoff-sim[{extra}]' (the package {package!r} is not installed)"
-    )
-    assert done.stdout == ""
+    assert out == ""
 
 
 # -- pytest --handoff-runtime ------------------------------------------------------------------
@@ -403,11 +401,11 @@ def test_pytest_handoff_runtime_refuses_an_unknown_name(pytester: pytest.Pyteste
 
 
 def test_pytest_handoff_runtime_without_the_extra_is_a_usage_error_naming_it(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pytester.makeconftest("import sys\nsys.modules['agents'] = None\n")
+    hide(monkeypatch, "agents", "handoff_sim.adapters.openai_agents")
     pytester.makepyfile("def test_nothing():\n    pass\n")
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest_inprocess(
         "--handoff-runtime", "openai-agents", "-p", "no:cacheprovider"
     )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
