@@ -4,7 +4,7 @@ with ``-n 2`` under ``-k`` and ``-m``, whole, and under ``--lf``.
 
 Items are rebuilt on each worker and only reports travel, so this checks that
 collection is identical everywhere and that reports survive serialisation.
-It is one test over one project because each xdist run starts three interpreters:
+It is one test over one project because each xdist run starts two worker interpreters:
 every session checks its own facts, and a later one reads what an earlier one left
 (snapshots, the last-failed cache).
 """
