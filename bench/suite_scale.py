@@ -23,6 +23,10 @@ as one empty test each (every installed plugin but ours), so a reader can tell w
 pytest spends from what handoff-sim adds.
 
     python bench/suite_scale.py [--files 10000] [--repeats 3]
+
+``--smoke`` (the test suite's check that every command runs) skips the warming round and
+turns off hypothesis' and anyio's pytest plugins in every pytest command, a third of each
+start-up; its figures are no measurement.
 """
 
 from __future__ import annotations
@@ -117,6 +121,10 @@ def timed(cmd: Sequence[str], cwd: Path, ok: Sequence[int]) -> tuple[float, floa
     return wall, cpu, proc.stdout + proc.stderr
 
 
+SMOKE_ARGS = ("-p", "no:hypothesispytest", "-p", "no:anyio")
+"""What ``--smoke`` adds to every pytest command: two plugins none of the commands uses."""
+
+
 def _pytest(suite: Path, *extra: str) -> list[str]:
     base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     return [*base, "--handoff-scenarios", str(suite), *extra]
@@ -160,24 +168,29 @@ def _floor(suite: Path, *extra: str) -> list[str]:
     return [*base, "-p", "_handoff_floor", str(suite), *extra]
 
 
-def commands(suite: Path, empty: Path, xdist: bool) -> dict[str, tuple[list[str], bool]]:
+def commands(
+    suite: Path, empty: Path, xdist: bool, smoke: bool = False
+) -> dict[str, tuple[list[str], bool]]:
     """Name -> (command, is the handoff-sim command)."""
     cli = [sys.executable, "-m", "handoff_sim", "run", "-q", str(suite)]
+    off = SMOKE_ARGS if smoke else ()
     found = {
-        "floor_empty": (_floor(empty, "--collect-only"), False),
-        "floor_collect": (_floor(suite, "--collect-only"), False),
-        "floor_run": (_floor(suite), False),
-        "collect_empty": (_pytest(empty, "--collect-only"), False),
-        "collect": (_pytest(suite, "--collect-only"), False),
-        "pytest": (_pytest(suite, *(["-n", "0"] if xdist else [])), False),
+        "floor_empty": (_floor(empty, "--collect-only", *off), False),
+        "floor_collect": (_floor(suite, "--collect-only", *off), False),
+        "floor_run": (_floor(suite, *off), False),
+        "collect_empty": (_pytest(empty, "--collect-only", *off), False),
+        "collect": (_pytest(suite, "--collect-only", *off), False),
+        "pytest": (_pytest(suite, *(["-n", "0"] if xdist else []), *off), False),
         "handoff_sim_run": (cli, True),
     }
     if xdist:
-        found["pytest_n2"] = (_pytest(suite, "-n", "2"), False)
+        found["pytest_n2"] = (_pytest(suite, "-n", "2", *off), False)
     return found
 
 
-def measure(suite: Path, repeats: int, xdist: bool, warmup: bool = True) -> dict[str, list[Timing]]:
+def measure(
+    suite: Path, repeats: int, xdist: bool, warmup: bool = True, smoke: bool = False
+) -> dict[str, list[Timing]]:
     """Every command ``repeats`` times, the order rotated each round."""
     with tempfile.TemporaryDirectory(prefix="handoff-scale-project-") as tmp:
         project = Path(tmp)
@@ -185,7 +198,7 @@ def measure(suite: Path, repeats: int, xdist: bool, warmup: bool = True) -> dict
         (project / "_handoff_floor.py").write_text(FLOOR_PLUGIN)  # found: cwd is on sys.path
         empty = project / "empty"
         empty.mkdir()
-        cmds = commands(suite, empty, xdist)
+        cmds = commands(suite, empty, xdist, smoke)
         names = list(cmds)
         warm = project / "warm"
         generate(warm, 1)
@@ -312,6 +325,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument(
         "--no-warmup", action="store_true", help="skip the untimed warming round (smoke tests)"
     )
+    ap.add_argument(
+        "--smoke",
+        action="store_true",
+        help="no warming round, two unused pytest plugins off: checks the commands, no figure",
+    )
     args = ap.parse_args(argv)
     xdist = not args.no_xdist and importlib.util.find_spec("xdist") is not None
     with tempfile.TemporaryDirectory(prefix="handoff-scale-") as tmp:
@@ -319,7 +337,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         sources = generate(suite, args.files)
         print(f"suite_scale: {args.files} files from {len(sources)} bundled ones", file=sys.stderr)
         rec = summarise(
-            measure(suite, args.repeats, xdist, not args.no_warmup), args.files, args.repeats
+            measure(suite, args.repeats, xdist, not (args.no_warmup or args.smoke), args.smoke),
+            args.files,
+            args.repeats,
         )
     emit(rec)
     report(rec)

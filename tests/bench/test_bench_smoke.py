@@ -131,7 +131,7 @@ def test_plugin_startup_measures_or_says_why_not(tmp_path: Path) -> None:
 
 def test_suite_scale_measures_the_three_bars() -> None:
     (record,) = run_script(
-        "suite_scale.py", "--files", "2", "--repeats", "1", "--no-xdist", "--no-warmup"
+        "suite_scale.py", "--files", "2", "--repeats", "1", "--no-xdist", "--smoke"
     )
     assert record["benchmark"] == "suite_scale"
     assert record["items"] == 2
