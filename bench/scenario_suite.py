@@ -10,6 +10,9 @@ pytest process; pytest's own session time is reported too. Median of ``--repeats
 Tolerates a missing plugin or scenario package with a clear message.
 
     python bench/scenario_suite.py [--files 1000] [--repeats 3]
+
+``--smoke`` (the test suite's check that the benchmark runs) turns off hypothesis' and
+anyio's pytest plugins, a third of each pytest start-up; its figures are no measurement.
 """
 
 from __future__ import annotations
@@ -135,10 +138,17 @@ def missing_parts() -> list[str]:
     return missing
 
 
-def _pytest(directory: Path, workers: int, project: Path) -> tuple[float, dict[str, int], float]:
+SMOKE_ARGS = ("-p", "no:hypothesispytest", "-p", "no:anyio")
+"""What ``--smoke`` adds to every pytest command: two plugins the scenario items do not use."""
+
+
+def _pytest(
+    directory: Path, workers: int, project: Path, smoke: bool = False
+) -> tuple[float, dict[str, int], float]:
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
     cmd += ["--handoff-scenarios", str(directory)]
     cmd += ["-n", str(workers)] if workers else []
+    cmd += SMOKE_ARGS if smoke else ()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=project, capture_output=True, text=True, env=env, check=False)
@@ -153,12 +163,12 @@ def _pytest(directory: Path, workers: int, project: Path) -> tuple[float, dict[s
     return wall, counts, float(session.group(1)) if session else float("nan")
 
 
-def measure(label: str, directory: Path, workers: int, repeats: int) -> Record:
+def measure(label: str, directory: Path, workers: int, repeats: int, smoke: bool = False) -> Record:
     """Median over ``repeats`` pytest runs of one suite."""
     with tempfile.TemporaryDirectory(prefix="handoff-suite-") as tmp:
         project = Path(tmp)
         (project / "pytest.ini").write_text("[pytest]\n")
-        runs = [_pytest(directory, workers, project) for _ in range(repeats)]
+        runs = [_pytest(directory, workers, project, smoke) for _ in range(repeats)]
     counts = runs[-1][1]
     items = sum(counts.values())
     wall = median(r[0] for r in runs)
@@ -185,6 +195,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-xdist", action="store_true", help="skip the -n 2 runs")
     ap.add_argument("--no-bundled", action="store_true", help="only the generated files")
+    ap.add_argument(
+        "--smoke", action="store_true", help="two unused pytest plugins off: no figure, a check"
+    )
     args = ap.parse_args(argv)
     missing = missing_parts()
     if missing:
@@ -210,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         suites.append((f"{args.files} generated files", generate(Path(tmp) / "gen", args.files)))
         for label, directory in suites:
             for workers in (0, 2) if xdist else (0,):
-                rec = measure(label, directory, workers, args.repeats)
+                rec = measure(label, directory, workers, args.repeats, args.smoke)
                 emit(rec)
                 rows.append(rec)
     print_table(

@@ -142,7 +142,8 @@ def test_suite_scale_measures_the_three_bars() -> None:
 
 def test_scenario_suite_measures_or_says_why_not() -> None:
     records = run_script(
-        "scenario_suite.py", "--files", "3", "--repeats", "1", "--no-xdist", "--no-bundled"
+        "scenario_suite.py",
+        *("--files", "3", "--repeats", "1", "--no-xdist", "--no-bundled", "--smoke"),
     )
     if records[0].get("status") == "skipped":
         assert records[0]["missing"]
