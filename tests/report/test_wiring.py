@@ -44,7 +44,7 @@ def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
-def test_pytest_option_writes_every_scenario_failures_first(
+def test_pytest_option_writes_every_scenario_failures_first_and_the_same_under_xdist(
     pytester: pytest.Pytester, project: Path
 ) -> None:
     (pytester.path / "out").mkdir()
@@ -67,13 +67,7 @@ def test_pytest_option_writes_every_scenario_failures_first(
     assert "no snapshot" in page  # failed by the snapshot, not by its expectations
     assert "scenarios/broken.yaml:4:10: expect.outptu: unknown field" in page
 
-
-def test_pytest_option_gives_the_same_bytes_under_xdist(
-    pytester: pytest.Pytester, project: Path
-) -> None:
-    (project / "snap.yaml").unlink()
-    pytester.runpytest_inprocess("--handoff-scenarios", "scenarios", "--handoff-report=one.html")
-    result = pytester.runpytest_inprocess(  # the -n 2 workers are processes of their own
+    parallel = pytester.runpytest_inprocess(  # the -n 2 workers are processes of their own
         "-p",
         "no:hypothesispytest",
         "-n",
@@ -83,10 +77,8 @@ def test_pytest_option_gives_the_same_bytes_under_xdist(
         "--handoff-report=two.html",
     )
 
-    result.assert_outcomes(passed=1, failed=1, errors=1)
-    one = (pytester.path / "one.html").read_bytes()
-    assert one == (pytester.path / "two.html").read_bytes()
-    assert len(_sections(one.decode())) == 3
+    parallel.assert_outcomes(passed=1, failed=2, errors=1)
+    assert report.read_bytes() == (pytester.path / "two.html").read_bytes()
 
 
 def test_pytest_option_refuses_a_folder_that_does_not_exist(
