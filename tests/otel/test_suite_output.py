@@ -61,7 +61,7 @@ class TestPytestOption:
     def _sdk(self) -> None:
         pytest.importorskip("opentelemetry.sdk", reason=NEEDS_OTEL)
 
-    def test_every_scenario_run_is_a_named_trace_in_the_file(
+    def test_every_scenario_run_is_a_named_trace_in_the_file_the_same_with_xdist(
         self, project: pytest.Pytester
     ) -> None:
         result = project.runpytest_inprocess("--handoff-otel=out/suite.json", "-p", "no:randomly")
@@ -79,13 +79,11 @@ class TestPytestOption:
             ("timeout", "ok"),
         )
 
-    def test_the_file_is_the_same_with_xdist(self, project: pytest.Pytester) -> None:
-        project.runpytest_inprocess("--handoff-otel=serial.json")
-        result = project.runpytest_inprocess(
+        parallel = project.runpytest_inprocess(
             "-p", "no:hypothesispytest", "-n", "2", "--handoff-otel=parallel.json"
         )
-        result.assert_outcomes(passed=1, failed=1)
-        serial = (project.path / "serial.json").read_bytes()
+        parallel.assert_outcomes(passed=1, failed=1)
+        serial = (project.path / "out" / "suite.json").read_bytes()
         assert b'"parentSpanId"' in serial
         assert serial == (project.path / "parallel.json").read_bytes()
 
