@@ -12,7 +12,6 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +25,7 @@ from handoff_sim.scenarios.load import _yaml
 
 from ._util import BUNDLED, REPO
 
-LIBYAML = _yaml.LIBYAML
-HAS_LIBYAML = LIBYAML is not None
+HAS_LIBYAML = _yaml.LIBYAML is not None
 NO_LIBYAML = "PyYAML was built without libyaml here"
 
 CORPUS = sorted(
@@ -89,24 +87,18 @@ def _loaded(path: Path) -> Any:
     ]
 
 
-@cache
-def _loaded_here(path: Path) -> Any:
-    """:func:`_loaded` with libyaml when PyYAML has it, once a file for the tests here."""
-    assert _yaml.LIBYAML is LIBYAML
-    return _loaded(path)
-
-
 @pytest.mark.parametrize("path", CORPUS, ids=[str(p.relative_to(REPO)) for p in CORPUS])
 def test_corpus_file_reads_the_same_with_and_without_libyaml(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Each bundled, malformed or hostile file: the same scenarios or the same error lines."""
+    """Each bundled, malformed or hostile file: the same data, problems and positions.
+
+    The scenarios loaded from it, or its error lines, are compared with the pure
+    parser's in an interpreter without libyaml (the test after this one).
+    """
     text = path.read_bytes().decode("utf-8", errors="replace")
-    with_libyaml = _loaded_here(path)
     read_with_libyaml, read_pure = _both(text, monkeypatch)
     assert read_with_libyaml == read_pure
-    monkeypatch.setattr(_yaml, "LIBYAML", None)
-    assert _loaded(path) == with_libyaml
 
 
 DIVERGENT = {
@@ -267,7 +259,10 @@ from handoff_sim.scenarios.load import _yaml
 out = {"libyaml": _yaml.LIBYAML is not None, "files": {}}
 for name in sys.argv[1:]:
     try:
-        out["files"][name] = [s.id for s in load_file(name)]
+        out["files"][name] = [
+            (s.id, s.line, s.tags, s.seed, s.spec.model_dump(mode="json"), s.location("expect"))
+            for s in load_file(name)
+        ]
     except ScenarioFileError as exc:
         out["files"][name] = str(exc)
 print(json.dumps(out))
@@ -275,8 +270,9 @@ print(json.dumps(out))
 
 
 def test_without_libyaml_installed_every_file_reads_the_same() -> None:
-    """In an interpreter where libyaml cannot be imported, the pure parser does it all."""
-    names = [str(p) for p in CORPUS if p.suffix == ".yaml"]
+    """In an interpreter where libyaml cannot be imported, the pure parser does it all:
+    every corpus file gives the same scenarios (each field, each location) or error."""
+    names = [str(p) for p in CORPUS]
     proc = subprocess.run(
         [sys.executable, "-c", _WITHOUT_LIBYAML, *names],
         capture_output=True,
@@ -287,9 +283,8 @@ def test_without_libyaml_installed_every_file_reads_the_same() -> None:
     out = json.loads(proc.stdout)
     assert out["libyaml"] is False
     for name in names:
-        here = _loaded_here(Path(name))  # the same file's scenarios or error, read here
-        ids = [scenario[0] for scenario in here] if isinstance(here, list) else here
-        assert out["files"][name] == ids, name
+        here = json.loads(json.dumps(_loaded(Path(name))))  # tuples as the JSON lists
+        assert out["files"][name] == here, name
 
 
 @pytest.mark.parametrize(
