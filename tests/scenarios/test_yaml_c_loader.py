@@ -94,7 +94,8 @@ def test_corpus_file_reads_the_same_with_and_without_libyaml(
     """Each bundled, malformed or hostile file: the same data, problems and positions.
 
     The scenarios loaded from it, or its error lines, are compared with the pure
-    parser's in an interpreter without libyaml (the test after this one).
+    parser's in an interpreter without libyaml, once for every file
+    (``test_without_libyaml_installed_every_file_reads_the_same``).
     """
     text = path.read_bytes().decode("utf-8", errors="replace")
     read_with_libyaml, read_pure = _both(text, monkeypatch)
