@@ -259,7 +259,7 @@ def _reasons(rows: Sequence[Row]) -> dict[str, str]:
         for verdict in row.verdicts.values():
             if verdict.status == "not applicable":
                 why = verdict.detail.partition(": ")[2] or verdict.detail
-                found.setdefault(why, f"N{len(found) + 1}")
+                found.setdefault(why, f"note {len(found) + 1}")
     return found
 
 
