@@ -1,8 +1,9 @@
 """handoff_sim: an asyncio runtime for sub-agent delegation, with virtual time.
 
 The top level holds what a user of the core needs: agents, sub-agents and their
-policy, tools, messages, sessions, simulation, traces, the runtime's hook marker and
-the base classes of the errors. Everything else lives in its own module:
+policy, tools, messages, sessions, simulation, traces, the runtime's hook marker,
+the base classes of the errors, and what a test of a run checks (``check_invariants``,
+``HandoffDeniedError``, the adapters' ``Transfer``). Everything else lives in its own module:
 ``handoff_sim.errors`` (every error), ``handoff_sim.trace`` (handoff records and
 trees), ``handoff_sim.tools`` (tool executors), ``handoff_sim.testing`` (fake models),
 ``handoff_sim.styles.flink`` and ``handoff_sim.styles.sophi`` (the delegation styles).
@@ -19,6 +20,7 @@ from handoff_sim._version import __version__ as __version__
 
 if _typing.TYPE_CHECKING:
     from handoff_sim._context import current_depth
+    from handoff_sim.adapters import Transfer
     from handoff_sim.agent import Agent, RunResult
     from handoff_sim.errors import (
         ConfigurationError,
@@ -34,6 +36,7 @@ if _typing.TYPE_CHECKING:
     )
     from handoff_sim.events import Event
     from handoff_sim.hooks import hookimpl
+    from handoff_sim.invariants import check_invariants
     from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
     from handoff_sim.models import ModelClient
     from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
@@ -78,7 +81,9 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Trace",
+    "Transfer",
     "UnknownToolError",
+    "check_invariants",
     "current_depth",
     "hookimpl",
     "normalize_tool_name",
@@ -122,6 +127,8 @@ _HOME = {
     "Tool": "handoff_sim.tools",
     "tool": "handoff_sim.tools",
     "Trace": "handoff_sim.trace",
+    "Transfer": "handoff_sim.adapters",
+    "check_invariants": "handoff_sim.invariants",
 }
 """Where each top-level name is defined (imported from there on first use)."""
 

@@ -16,6 +16,7 @@ that check, for every module behind an extra (``handoff_sim.otel`` too).
 Scenario files run on a framework through :func:`runtime_factory` (``handoff-sim run
 --runtime openai-agents``, ``pytest --handoff-runtime pydantic-ai``); a scenario that
 needs a feature the framework lacks raises :class:`ScenarioNotApplicable`.
+:class:`Transfer` is an openai-agents control transfer as ``capture().transfers`` lists it.
 """
 
 from handoff_sim.adapters._errors import (
@@ -32,6 +33,7 @@ from handoff_sim.adapters._registry import (
     UnknownRuntimeError,
     runtime_factory,
 )
+from handoff_sim.adapters._transfer import Transfer
 
 __all__ = [
     "DEFAULT_RUNTIME",
@@ -41,6 +43,7 @@ __all__ = [
     "MissingExtraError",
     "RuntimeFactory",
     "ScenarioNotApplicable",
+    "Transfer",
     "UnknownRuntimeError",
     "require_extra",
     "runtime_factory",

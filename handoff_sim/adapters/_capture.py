@@ -31,6 +31,7 @@ from handoff_sim._context import (
 )
 from handoff_sim.adapters._errors import CaptureError
 from handoff_sim.adapters._recording import Delegation, Recorder, RunRecord, Slot, recorder_for
+from handoff_sim.adapters._transfer import Transfer
 from handoff_sim.trace import Trace
 
 __all__ = [
@@ -52,18 +53,6 @@ __all__ = [
     "marking_model_call",
     "using_tool",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Transfer:
-    """A control transfer (an openai-agents handoff): ``from_agent`` gave the run away."""
-
-    from_agent: str
-    to_agent: str
-    tool: str
-    call_id: str
-    from_run_id: str
-    t: float
 
 
 @dataclass(slots=True, eq=False)

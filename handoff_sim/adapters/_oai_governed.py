@@ -78,7 +78,8 @@ def governed(
     ``handoff unavailable: ...``. ``envelope=True`` returns our JSON envelope
     (``{"subagent", "toolName", "output", "steps"}``) instead of the plain output.
     ``subagent`` is the sub-agent's name in the trace and the envelope (default: the
-    agent's name).
+    agent's name). Without ``tool_description`` the tool is described by the agent's
+    ``handoff_description`` (``as_tool`` itself would leave it empty).
     """
     if not isinstance(agent, Agent):
         raise GovernanceError(
@@ -86,6 +87,8 @@ def governed(
         )
     if policy is not None and not isinstance(policy, HandoffPolicy):
         raise GovernanceError(f"governed(): policy must be a HandoffPolicy, got {policy!r}")
+    if tool_description is None:
+        tool_description = agent.handoff_description  # what the model is told of the agent
     inner = agent.as_tool(
         tool_name=tool_name,
         tool_description=tool_description,

@@ -37,6 +37,25 @@ class SimulatedRun(Generic[T]):
     transfers: tuple[Transfer, ...] = ()
     error: BaseException | None = None
 
+    @property
+    def final_output(self) -> Any:
+        """The run's final output: the SDK's ``result.final_output``, pydantic-ai's ``.output``.
+
+        ``None`` when the run kept an error instead of a result. Both spellings are
+        offered (:attr:`output` is the same value) so each framework's word works.
+        """
+        result = self.result
+        if result is None:
+            return None
+        if hasattr(result, "final_output"):
+            return result.final_output
+        return getattr(result, "output", None)
+
+    @property
+    def output(self) -> Any:
+        """The same as :attr:`final_output` (pydantic-ai's name for it)."""
+        return self.final_output
+
 
 class InlineExecutor(ThreadPoolExecutor):
     """Runs submitted work at once, on the loop's own thread: no thread escapes virtual time.
