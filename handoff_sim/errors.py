@@ -11,6 +11,8 @@ HandoffSimError
 │   ├── DuplicateToolNameError              two tools answer to one name
 │   ├── ReservedPrefixError                 plain tool named ``subagent_*``
 │   ├── PolicyError                         invalid HandoffPolicy value
+│   │   └── RetryClassifierError            a retry classification (retry_on, retryable)
+│   │                                       cannot be imported, or raised or gave no bool
 │   ├── InputFilterError                    an input filter given by import path cannot be
 │   │                                       imported, or raised or gave no ToolCall in a run
 │   ├── AgentDefinitionError                [styles.sophi] an agent definition is wrong
@@ -92,6 +94,7 @@ __all__ = [
     "OtlpFormatError",
     "PolicyError",
     "ReservedPrefixError",
+    "RetryClassifierError",
     "RunError",
     "ScriptAssertionError",
     "ScriptError",
@@ -144,6 +147,14 @@ class ReservedPrefixError(ConfigurationError):
 
 class PolicyError(ConfigurationError):
     """A HandoffPolicy field has an invalid value."""
+
+
+class RetryClassifierError(PolicyError):
+    """A retry classification (``HandoffPolicy.retry_on``, ``SubAgent.retryable``) is unusable.
+
+    Raised when one given as ``package.module:function`` does not import or is not a plain
+    callable, and during a run, as the handoff's error, when it raises or returns no bool.
+    """
 
 
 class InputFilterError(ConfigurationError):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import reprlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -14,6 +14,7 @@ from handoff_sim.messages import ToolCall, ToolSpec
 from handoff_sim.sessions import Session
 from handoff_sim.subagents._input import envelope, resolve_input
 from handoff_sim.subagents._naming import check_explicit_tool_name, normalize_tool_name
+from handoff_sim.subagents._retry import check_classifier
 from handoff_sim.subagents.policy import SessionMode
 
 if TYPE_CHECKING:
@@ -53,9 +54,20 @@ class SubAgent:
     becomes ``Delegate a specialized task to subagent <name>``.
     ``session_scope="parent_session"`` keeps one reused session per parent session
     instead of one for the parent agent's lifetime.
+    ``retryable`` is the mount's own say on which failed attempts a retry can fix (a
+    function of the error, True: retry); a policy's ``retry_on`` overrides it, and with
+    neither every error is retried.
     """
 
-    __slots__ = ("agent", "description", "name", "session_mode", "session_scope", "tool_name")
+    __slots__ = (
+        "agent",
+        "description",
+        "name",
+        "retryable",
+        "session_mode",
+        "session_scope",
+        "tool_name",
+    )
 
     mounts_stand_in: ClassVar[bool] = False
     """True in subclasses whose :meth:`target` finds the real agent per call (framework
@@ -70,6 +82,7 @@ class SubAgent:
         session_mode: SessionMode | str = SessionMode.NEW_SESSION,
         *,
         session_scope: SessionScope = "agent",
+        retryable: Callable[[BaseException], bool] | None = None,
     ) -> None:
         trimmed = _checked_name(name)
         _check_agent(trimmed, agent, stand_in=self.mounts_stand_in)
@@ -100,6 +113,9 @@ class SubAgent:
                 f"subagent {trimmed!r}: session_mode must be one of {choices}, got {session_mode!r}"
             ) from None
         self.session_scope: SessionScope = session_scope
+        if retryable is not None:
+            check_classifier(f"subagent {trimmed!r}: retryable", retryable)
+        self.retryable = retryable
 
     def __repr__(self) -> str:
         return f"SubAgent(name={self.name!r}, tool_name={self.tool_name!r})"

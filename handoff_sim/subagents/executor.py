@@ -36,6 +36,7 @@ from handoff_sim.events import (
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session, try_save
 from handoff_sim.subagents._input import unwrap_output
+from handoff_sim.subagents._retry import retry_error
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.policy import FailureAction, HandoffPolicy, SessionMode
 from handoff_sim.tools import ToolExecutor, ToolOutput, format_tool_error
@@ -325,12 +326,19 @@ class HandoffExecutor:
                 return _Attempts(attempt, exc, "error")
             except Exception as exc:
                 self._attempt_end(h, attempt, started, "error", safe_message(exc))
+                final = self._unretried(h, exc) if attempt < attempts else exc
+                if final is not None:
+                    return _Attempts(attempt, final, "error")
                 failed = _Attempts(attempt, exc, "error")
                 continue
             self._attempt_end(h, attempt, started, "ok", None)
             h.end("completed", None, attempt, output=output)
             return result
         return failed
+
+    def _unretried(self, h: _Handoff, error: Exception) -> Exception | None:
+        """None when a retry may fix ``error``; else the error the handoff ends with."""
+        return retry_error(self.policy.retry_on, h.mount.retryable, error)
 
     def _close_attempt(self, h: _Handoff, outcome: AttemptOutcome, error: str | None) -> None:
         """End the attempt still open when an error leaves the attempt loop early."""

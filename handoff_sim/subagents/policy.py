@@ -2,7 +2,8 @@
 
 :class:`HandoffPolicy` is the one definition of a policy's fields, defaults and bounds;
 the scenario file's policy block is derived from it, and :meth:`HandoffPolicy.from_block`
-reads such a block (with its declarative :class:`InputFilterBlock`) back.
+reads such a block (with its declarative :class:`InputFilterBlock` and :class:`RetryOnBlock`)
+back.
 """
 
 from __future__ import annotations
@@ -30,8 +31,17 @@ from handoff_sim.errors import PolicyError
 from handoff_sim.events import HandoffReason
 from handoff_sim.messages import ToolCall
 from handoff_sim.subagents._filters import PYTHON_REFERENCE, python_filter
+from handoff_sim.subagents._retry import RetryClassifier, classifier_problem, python_classifier
 
-__all__ = ["FailureAction", "HandoffPolicy", "InputFilter", "InputFilterBlock", "SessionMode"]
+__all__ = [
+    "FailureAction",
+    "HandoffPolicy",
+    "InputFilter",
+    "InputFilterBlock",
+    "RetryClassifier",
+    "RetryOnBlock",
+    "SessionMode",
+]
 
 InputFilter = Callable[[ToolCall], ToolCall | None]
 
@@ -112,6 +122,29 @@ class InputFilterBlock(BaseModel):
         return _rewrite(text)
 
 
+class RetryOnBlock(BaseModel):
+    """A retry classification written as data: the import path of a Python function."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    python: str = Field(
+        description="package.module:function, called with a failed attempt's error; "
+        "returns True to retry it, False to end the handoff",
+        json_schema_extra={"pattern": PYTHON_REFERENCE},
+    )
+
+    @field_validator("python")
+    @classmethod
+    def _reference(cls, value: str) -> str:
+        if re.match(PYTHON_REFERENCE, value) is None:
+            raise ValueError("must be an import path 'package.module:function'")
+        return value
+
+    def as_classifier(self, search: Sequence[Path] = ()) -> RetryClassifier:
+        """The function ``python`` names, imported with ``search`` in front of ``sys.path``."""
+        return python_classifier(self.python, search)
+
+
 def _keep(call: ToolCall) -> ToolCall | None:
     return None
 
@@ -137,6 +170,10 @@ class HandoffPolicy(BaseModel):
     string like ``"250ms"``), at most a (virtual) year; ``max_retries`` extra attempts
     (at most 100) follow a failure. Invalid values raise :class:`PolicyError` naming
     the field and the value.
+
+    ``retry_on`` decides which failed attempts are retried (a function of the error,
+    True: retry); without it the mount's own ``SubAgent.retryable`` decides, and without
+    that every error is. A timeout is always retried; a nested denial never is.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
@@ -150,6 +187,7 @@ class HandoffPolicy(BaseModel):
     on_denied: FailureAction = FailureAction.FAIL
     on_error: FailureAction = FailureAction.FAIL
     input_filter: InputFilter | None = None
+    retry_on: RetryClassifier | None = None
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -161,6 +199,14 @@ class HandoffPolicy(BaseModel):
     @classmethod
     def _parse_timeout(cls, value: Any) -> Any:
         return value if value is None else parse_duration(value)
+
+    @field_validator("retry_on", mode="before")
+    @classmethod
+    def _classifier(cls, value: Any) -> Any:
+        problem = None if value is None else classifier_problem(value)
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
     @field_validator("allowed_tools", "denied_tools", mode="before")
     @classmethod
@@ -174,18 +220,17 @@ class HandoffPolicy(BaseModel):
         """The policy a policy block of a scenario file describes.
 
         Values as a file writes them: lists of tool names, action names, durations like
-        ``"250ms"``, and ``input_filter`` as an :class:`InputFilterBlock` (or its mapping);
-        a ``python`` filter is imported with ``search`` in front of ``sys.path``.
+        ``"250ms"``, ``input_filter`` as an :class:`InputFilterBlock` and ``retry_on`` as a
+        :class:`RetryOnBlock` (or their mappings); a ``python`` function is imported with
+        ``search`` in front of ``sys.path``.
         """
         data = dict(block)
-        written = data.get("input_filter")
-        if isinstance(written, Mapping):
-            try:
-                written = InputFilterBlock.model_validate(written)
-            except ValidationError as exc:
-                raise PolicyError(_describe(exc, dict(written), "input_filter")) from None
+        written = _block(data, "input_filter", InputFilterBlock)
         if isinstance(written, InputFilterBlock):
             data["input_filter"] = written.as_filter(search)
+        retry_on = _block(data, "retry_on", RetryOnBlock)
+        if isinstance(retry_on, RetryOnBlock):
+            data["retry_on"] = retry_on.as_classifier(search)
         return cls(**data)
 
     @property
@@ -202,6 +247,17 @@ class HandoffPolicy(BaseModel):
         if self.max_depth > 0 and depth > self.max_depth:
             return "max_depth", f"handoff depth {depth} exceeds max_depth {self.max_depth}"
         return None
+
+
+def _block(data: Mapping[str, Any], key: str, model: type[BaseModel]) -> Any:
+    """``data[key]`` read as ``model`` when a file wrote it as a mapping; else as it is."""
+    written = data.get(key)
+    if not isinstance(written, Mapping):
+        return written
+    try:
+        return model.model_validate(written)
+    except ValidationError as exc:
+        raise PolicyError(_describe(exc, dict(written), key)) from None
 
 
 _BOUNDS = {

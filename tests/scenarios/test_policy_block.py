@@ -58,6 +58,7 @@ def test_the_json_schema_defaults_are_the_policy_defaults_as_a_file_writes_them(
         "on_denied": FailureAction.FAIL.value,
         "on_error": FailureAction.FAIL.value,
         "input_filter": None,
+        "retry_on": None,
     }
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from handoff_sim.agent import Agent
-from handoff_sim.errors import InputFilterError
+from handoff_sim.errors import InputFilterError, RetryClassifierError
 from handoff_sim.models import ModelClient
 from handoff_sim.scenarios.build._context import BuildContext
 from handoff_sim.scenarios.build._styles import dispatcher_agent, dispatcher_mount
@@ -145,14 +145,16 @@ def build_policy(
     written = spec.written()
     if sophi:
         written.setdefault("max_depth", 0)
-    search: tuple[Path, ...] = ()  # only an input filter imports: the walk is for it alone
-    if scenario is not None and written.get("input_filter") is not None:
+    search: tuple[Path, ...] = ()  # only python references import: the walk is for them alone
+    imports = written.get("input_filter") is not None or written.get("retry_on") is not None
+    if scenario is not None and imports:
         search = search_path(scenario.path)
     try:
         return HandoffPolicy.from_block(written, search=search)
-    except InputFilterError as exc:
-        field = f"agents.{agent}.policy.input_filter.python" if agent else "input_filter.python"
+    except (InputFilterError, RetryClassifierError) as exc:
+        key = "retry_on" if isinstance(exc, RetryClassifierError) else "input_filter"
+        field = f"agents.{agent}.policy.{key}.python" if agent else f"{key}.python"
         if scenario is None:
-            raise InputFilterError(f"{field}: {exc}") from exc.__cause__
+            raise type(exc)(f"{field}: {exc}") from exc.__cause__
         where = f"{scenario.path}:{scenario.location(field)}"
-        raise InputFilterError(f"{where}: {scenario.field_name(field)}: {exc}") from exc.__cause__
+        raise type(exc)(f"{where}: {scenario.field_name(field)}: {exc}") from exc.__cause__

@@ -4,8 +4,9 @@
 order, with its defaults and bounds. Only a type a file cannot write is swapped for
 its file form: a set of tool names is a list, an action is its name, a number of
 seconds is a duration (``250ms``), the input filter callable is an
-:class:`InputFilterBlock`. A new policy field of any other type fails here, at import,
-until it is given a file form.
+:class:`InputFilterBlock`, the retry classification a :class:`RetryOnBlock` (an import
+path, imported only when the policy is built, never by validation). A new policy field of
+any other type fails here, at import, until it is given a file form.
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 
 from handoff_sim.scenarios.schema._types import Duration, PositiveDuration
-from handoff_sim.subagents.policy import HandoffPolicy, InputFilter, InputFilterBlock
+from handoff_sim.subagents.policy import (
+    HandoffPolicy,
+    InputFilter,
+    InputFilterBlock,
+    RetryClassifier,
+    RetryOnBlock,
+)
 
 __all__ = ["PolicyBlock", "PolicySpec"]
 
@@ -58,6 +65,8 @@ def _file_type(name: str, annotation: Any, metadata: list[Any]) -> Any:
         written = Literal[tuple(member.value for member in annotation)]
     elif annotation == InputFilter:
         written = InputFilterBlock
+    elif annotation == RetryClassifier:
+        written = RetryOnBlock
     elif annotation in _PLAIN:
         written = annotation
     else:
