@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
     from handoff_sim import Agent, ModelClient
+    from handoff_sim.adapters import FrameworkTree
     from handoff_sim.testing import AgentTree
 
 __all__ = ["ModelSwap"]
@@ -19,17 +20,25 @@ class ModelSwap:
     Each call swaps the models of ``tree``'s agents named in the mapping (``"*"``: every
     other agent) and returns the tree's agents by name; the swaps are undone after the
     test, last first. A name the tree does not have is an error naming the known ones.
+    ``tree`` may be an openai-agents or pydantic-ai agent too: its framework graph is
+    walked and the fakes are wrapped in that framework's ``SimModel``.
     """
 
     def __init__(self) -> None:
-        self._active: list[AbstractContextManager[AgentTree]] = []
+        self._active: list[AbstractContextManager[Any]] = []
 
-    def __call__(self, tree: Agent, models: Mapping[str, ModelClient]) -> AgentTree:
+    @overload
+    def __call__(self, tree: Agent, models: Mapping[str, ModelClient]) -> AgentTree: ...
+
+    @overload
+    def __call__(self, tree: object, models: Mapping[str, Any]) -> FrameworkTree: ...
+
+    def __call__(self, tree: object, models: Mapping[str, Any]) -> AgentTree | FrameworkTree:
         """Swap the models of ``tree`` by agent name for the rest of the test."""
         from handoff_sim.testing import override_models
 
         swap = override_models(tree, models)
-        agents = swap.__enter__()
+        agents: AgentTree | FrameworkTree = swap.__enter__()
         self._active.append(swap)
         return agents
 

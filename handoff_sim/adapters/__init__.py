@@ -12,6 +12,8 @@ Each offers ``SimModel`` (a fake model of ours as the framework's model), ``capt
 (a framework run on the virtual-time loop). Importing one without its extra raises
 :class:`MissingExtraError`, which names the extra to install; :func:`require_extra` is
 that check, for every module behind an extra (``handoff_sim.otel`` too).
+:func:`override_framework_models` swaps models by agent name in a framework's graph
+(what ``handoff_sim.testing.override_models`` does when given a framework agent).
 
 Scenario files run on a framework through :func:`runtime_factory` (``handoff-sim run
 --runtime openai-agents``, ``pytest --handoff-runtime pydantic-ai``); a scenario that
@@ -26,11 +28,13 @@ from handoff_sim.adapters._errors import (
     ScenarioNotApplicable,
     require_extra,
 )
+from handoff_sim.adapters._model_swap import FrameworkTree
 from handoff_sim.adapters._registry import (
     DEFAULT_RUNTIME,
     RUNTIME_NAMES,
     RuntimeFactory,
     UnknownRuntimeError,
+    override_framework_models,
     runtime_factory,
 )
 from handoff_sim.adapters._transfer import Transfer
@@ -39,12 +43,14 @@ __all__ = [
     "DEFAULT_RUNTIME",
     "RUNTIME_NAMES",
     "CaptureError",
+    "FrameworkTree",
     "GovernanceError",
     "MissingExtraError",
     "RuntimeFactory",
     "ScenarioNotApplicable",
     "Transfer",
     "UnknownRuntimeError",
+    "override_framework_models",
     "require_extra",
     "runtime_factory",
 ]

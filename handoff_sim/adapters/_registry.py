@@ -8,12 +8,14 @@ reported then, naming the extra, and never costs anything otherwise.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from handoff_sim.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from handoff_sim.adapters._model_swap import FrameworkTree
     from handoff_sim.scenarios import ModelFactory, ScenarioRuntime
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "RUNTIME_NAMES",
     "RuntimeFactory",
     "UnknownRuntimeError",
+    "override_framework_models",
     "runtime_factory",
 ]
 
@@ -72,3 +75,29 @@ def runtime_factory(name: str) -> RuntimeFactory | None:
         return runtime
 
     return make
+
+
+_GRAPHS = {
+    "agents": ("handoff_sim.adapters.openai_agents", "handoff_sim.adapters._oai_overrides"),
+    "pydantic_ai": ("handoff_sim.adapters.pydantic_ai", "handoff_sim.adapters._pai_overrides"),
+}
+"""A framework's top-level package: its adapter and the module that swaps its models."""
+
+
+def override_framework_models(
+    root: object, models: Mapping[str, Any]
+) -> AbstractContextManager[FrameworkTree] | None:
+    """``override_models`` for a framework agent (openai-agents, pydantic-ai); ``None`` otherwise.
+
+    The framework is told by the package that defines ``root``'s class, so nothing is
+    imported for an object of neither framework.
+    """
+    for cls in type(root).__mro__:
+        entry = _GRAPHS.get(cls.__module__.partition(".")[0])
+        if entry is not None:
+            adapter, module = entry
+            importlib.import_module(adapter)  # raises MissingExtraError naming the extra
+            swap: AbstractContextManager[FrameworkTree]
+            swap = importlib.import_module(module).override_models(root, models)
+            return swap
+    return None

@@ -2,22 +2,32 @@
 
 A downstream project's real agent graph runs with fakes without being rebuilt: every
 agent reachable from the root through its sub-agents (``SubAgent``, Flink-style mounts,
-agents mounted directly) and every agent type of a SoPhi dispatcher can be named.
+agents mounted directly) and every agent type of a SoPhi dispatcher can be named. An
+openai-agents or pydantic-ai agent is handed to its adapter, which walks that
+framework's graph (``handoff_sim.adapters.override_framework_models``).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, overload
 
 from handoff_sim.agent import Agent, override_agent_models, require_agent
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.models import ModelClient
 
+if TYPE_CHECKING:
+    from handoff_sim.adapters import FrameworkTree
+
 __all__ = ["AgentTree", "override_models"]
 
 ANY_AGENT = "*"
+
+_FRAMEWORK_PACKAGES = ("agents", "pydantic_ai")
+"""The top-level packages of the frameworks whose agents the adapters can walk."""
 
 
 @dataclass(slots=True)
@@ -78,15 +88,51 @@ def _mounts(agent: Agent) -> list[object]:
     return mounts
 
 
-@contextmanager
-def override_models(root: Agent, models: Mapping[str, ModelClient]) -> Iterator[AgentTree]:
+@overload
+def override_models(
+    root: Agent, models: Mapping[str, ModelClient]
+) -> AbstractContextManager[AgentTree]: ...
+
+
+@overload
+def override_models(
+    root: object, models: Mapping[str, Any]
+) -> AbstractContextManager[FrameworkTree]: ...
+
+
+def override_models(
+    root: object, models: Mapping[str, Any]
+) -> AbstractContextManager[AgentTree] | AbstractContextManager[FrameworkTree]:
     """Run the agents of ``root``'s tree named in ``models`` on those models; ``"*"``: the rest.
 
     A name no agent of the tree has is a ConfigurationError naming it and the known
     names. The swap follows ``Agent.override``: it holds in this context (and the runs and
-    tasks started inside the block), stacks, and is undone on exit.
+    tasks started inside the block), stacks, and is undone on exit. An openai-agents or
+    pydantic-ai agent's graph is swapped by its adapter (docs/adapters.md, "Fakes in an
+    existing graph"): the fakes are wrapped in the framework's ``SimModel``.
     """
-    root = require_agent(root, "override_models")
+    if not isinstance(root, Agent):
+        swap = _framework_swap(root, models)
+        if swap is not None:
+            return swap
+    return _override_tree(require_agent(root, "override_models"), models)
+
+
+def _framework_swap(
+    root: object, models: Mapping[str, Any]
+) -> AbstractContextManager[FrameworkTree] | None:
+    """The adapter's swap for a framework agent (the adapters sit above the fakes: by name)."""
+    packages = {cls.__module__.partition(".")[0] for cls in type(root).__mro__}
+    if packages.isdisjoint(_FRAMEWORK_PACKAGES):
+        return None
+    adapters: Any = importlib.import_module("handoff_sim.adapters")
+    swap: AbstractContextManager[FrameworkTree] | None
+    swap = adapters.override_framework_models(root, models)
+    return swap
+
+
+@contextmanager
+def _override_tree(root: Agent, models: Mapping[str, ModelClient]) -> Iterator[AgentTree]:
     tree = AgentTree.of(root)
     _check(root, tree, models)
     fallback = models.get(ANY_AGENT)
