@@ -18,6 +18,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from handoff_sim._terminal import escape_value
+
 if TYPE_CHECKING:
     from handoff_sim.otel import OtelSuite
     from handoff_sim.scenarios import LoadedScenario, ScenarioResult
@@ -112,18 +114,19 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def _label(trace: ImportedTrace) -> str:
-    return f"{trace.source}::{trace.label}"
+    """The trace's name for a report line; a control character in it is an escape."""
+    return escape_value(f"{trace.source}::{trace.label}")
 
 
 def _violations(trace: Trace) -> list[str]:
     from handoff_sim.invariants import check_invariants
 
-    return [str(v) for v in check_invariants(trace)]
+    return [escape_value(v) for v in check_invariants(trace)]
 
 
 def _notes(trace: ImportedTrace) -> list[str]:
-    lines = [f"note: {note}" for note in trace.notes]
-    lines += [f"not mapped: {span}" for span in trace.unmapped]
+    lines = [f"note: {escape_value(note)}" for note in trace.notes]
+    lines += [f"not mapped: {escape_value(span)}" for span in trace.unmapped]
     return lines
 
 
@@ -151,7 +154,7 @@ def _check_against(trace: ImportedTrace, scenario: LoadedScenario, report: _Repo
     result = check_recorded(trace, scenario)
     violations = _violations(trace)
     out = report.out
-    where = f"{_label(trace)} against {scenario.path}::{scenario.id}"
+    where = f"{_label(trace)} against {escape_value(scenario.path)}::{scenario.id}"
     if result.passed and not violations:
         report.passed += 1
         print(f"PASS {where}", file=out)
@@ -185,7 +188,7 @@ def _print_trace(trace: Trace, out: TextIO, *, events: bool) -> None:
 
 
 def _indent(text: str) -> str:
-    return "\n".join(f"    {line}" for line in text.rstrip("\n").splitlines())
+    return "\n".join(f"    {line}" for line in text.rstrip("\n").split("\n"))
 
 
 def _pairs(
@@ -213,7 +216,7 @@ def _pairs(
         else:
             chosen[index] = scenario
     if not chosen:
-        names = ", ".join(t.label for t in traces[:10])
+        names = ", ".join(escape_value(t.label) for t in traces[:10])
         print(
             f"handoff-sim check: no scenario of {expect} has a trace of its name "
             f"(path::scenario or the scenario id) in the file (traces: {names})",
@@ -222,7 +225,7 @@ def _pairs(
         return None
     for scenario in missing:
         print(
-            f"SKIP {scenario.path}::{scenario.id}: no trace of that name in the file "
+            f"SKIP {escape_value(scenario.path)}::{scenario.id}: no trace of that name in the file "
             "(a run that recorded no event leaves none)",
             file=err,
         )

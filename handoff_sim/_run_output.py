@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TextIO
 
+from handoff_sim._terminal import escape_text, escape_value
+
 if TYPE_CHECKING:
     from handoff_sim.scenarios import ScenarioResult
 
@@ -41,7 +43,7 @@ class RunOutput:
 
     def passed(self, where: str, result: ScenarioResult) -> None:
         """One ``PASS`` line; with ``-v`` the handoff tree and the events below it."""
-        self._line(f"PASS {where} ({self._facts(result)})")
+        self._line(f"PASS {escape_value(where)} ({self._facts(result)})")
         if self._verbosity >= VERBOSE:
             self._legend()
             trace = result.trace
@@ -53,15 +55,15 @@ class RunOutput:
         from handoff_sim.scenarios import render_failure
 
         if self._verbosity <= QUIET:
-            self._line(f"FAIL {where}")
+            self._line(f"FAIL {escape_value(where)}")
             self._line(render_failure(result))
             return
-        self._line(f"FAIL {where} ({self._facts(result)})")
+        self._line(f"FAIL {escape_value(where)} ({self._facts(result)})")
         self._failures.append(render_failure(result))
 
     def not_applicable(self, where: str, reason: str) -> None:
         """An ``N/A`` line with the reason the framework cannot run the scenario."""
-        self._line(f"N/A  {where} ({reason})")
+        self._line(f"N/A  {escape_value(where)} ({escape_value(reason)})")
 
     def finish(self, summary: str) -> None:
         """The failure reports kept back, then the summary line."""
@@ -91,11 +93,13 @@ class RunOutput:
             self._legend_shown = True
 
     def _line(self, text: str) -> None:
-        print(text.rstrip("\n"), file=self._out)
+        """Print ``text``: a value in it was escaped where it was put in its line; any
+        control character left but line breaks is escaped here."""
+        print(escape_text(text.rstrip("\n")), file=self._out)
 
 
 def _indent(text: str) -> str:
-    return "\n".join(f"    {line}" for line in text.rstrip("\n").splitlines())
+    return "\n".join(f"    {line}" for line in text.rstrip("\n").split("\n"))
 
 
 def virtual(ms: float) -> str:

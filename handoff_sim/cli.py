@@ -26,6 +26,7 @@ from handoff_sim._otel_cli import (
     run_check,
 )
 from handoff_sim._run_output import NORMAL, QUIET, VERBOSE, RunOutput
+from handoff_sim._terminal import escape_json, safe_streams
 from handoff_sim._version import __version__
 from handoff_sim.adapters import DEFAULT_RUNTIME, RUNTIME_NAMES
 from handoff_sim.report import HTML_HELP, CommandReport
@@ -175,9 +176,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        if args_list[:1] == ["fuzz"]:  # everything after it belongs to the fuzzing command
-            return _fuzz(args_list[1:])
-        return _dispatch(args_list)
+        with safe_streams():  # the last line of defence: no control character reaches a terminal
+            if args_list[:1] == ["fuzz"]:  # everything after it belongs to the fuzzing command
+                return _fuzz(args_list[1:])
+            return _dispatch(args_list)
     except KeyboardInterrupt:
         print("handoff-sim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
@@ -450,6 +452,8 @@ def _render(args: argparse.Namespace) -> int:
         "tree": trace.render_tree,
     }
     text = forms[args.format]()
+    if args.format == "jsonl":  # escaped the JSON way, so the lines stay the same JSON
+        text = escape_json(text)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return EXIT_OK
 

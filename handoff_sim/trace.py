@@ -1,4 +1,9 @@
-"""``Trace``: the events of a run, with queries, a handoff tree and stable text forms."""
+"""``Trace``: the events of a run, with queries, a handoff tree and stable text forms.
+
+The text forms show each control character of a value (ESC, ``\r``, a line break, a
+bidi override, a lone surrogate) as its ``repr``-style escape: :func:`escape_value` puts
+a value in a line, :func:`escape_text` makes lines safe for a terminal; reports use both.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from dataclasses import dataclass, field
 from os import PathLike
 from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
 
+from handoff_sim._terminal import escape_text, escape_value
 from handoff_sim.events import (
     ConfirmationDecisionEvent,
     ConfirmationRequestEvent,
@@ -30,7 +36,15 @@ if TYPE_CHECKING:
 
     from handoff_sim._otlp import OtlpTrace, UnmappedSpan
 
-__all__ = ["HandoffNode", "HandoffRecord", "ImportedTrace", "Trace", "read_otlp"]
+__all__ = [
+    "HandoffNode",
+    "HandoffRecord",
+    "ImportedTrace",
+    "Trace",
+    "escape_text",
+    "escape_value",
+    "read_otlp",
+]
 
 EventT = TypeVar("EventT", bound=Event)
 OtherEventT = TypeVar("OtherEventT", bound=Event)
@@ -375,12 +389,13 @@ def _describe(r: HandoffRecord) -> str:
     parts = [f"{r.agent} → {r.subagent} via {r.tool} [{r.handoff_id}]", f"status={r.status}"]
     if r.reason:
         parts.append(f"reason={r.reason}")
+    """One handoff on one line; a control character in any value is shown as an escape."""
     parts.append(f"attempts={r.attempts}")
     parts.append(f"depth={r.depth}")
     parts.append(f"{_ms(r.duration_ms / 1000)}")
     if r.error:
         parts.append(f"error={_short(r.error)}")
-    return " ".join(parts)
+    return escape_value(" ".join(parts))
 
 
 def _fields(e: Event) -> str:  # noqa: C901 - one branch per event type reads best
@@ -437,4 +452,6 @@ def _handoff_end_fields(e: HandoffEndEvent) -> str:
 
 def _render_event(e: Event) -> str:
     indent = "  " * e.depth
-    return f"{e.seq:>4} {_ms(e.t):>10} {indent}{e.type:<21} {e.agent}: {_fields(e)}".rstrip()
+    line = f"{e.seq:>4} {_ms(e.t):>10} {indent}{e.type:<21} {e.agent}: {_fields(e)}"
+    return escape_value(line.rstrip())
+    """One event on one line; a control character in any value is shown as an escape."""

@@ -155,9 +155,12 @@ def _compare_snapshot(request: Any, result: ScenarioResult) -> str | None:
 def snapshot_difference(assertion: Any) -> str:
     """A plain-text account of a failed snapshot assertion (syrupy's diff is colored)."""
     location = assertion.snapshot_location
+    from handoff_sim.scenarios.expect import describe_error
+    from handoff_sim.trace import escape_value
+
     if assertion.exception is not None:
         error = assertion.exception
-        return f"cannot compare with snapshot {location}: {type(error).__name__}: {error}"
+        return f"cannot compare with snapshot {location}: {escape_value(describe_error(error))}"
     if assertion.recalled_data is None:
         return f"no snapshot {location} yet: run pytest with --snapshot-update to create it"
     stored = str(assertion.recalled_data).splitlines()

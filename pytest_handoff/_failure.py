@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprEntryNative, ReprFileLocation, ReprTraceback
 
+from handoff_sim.trace import escape_text, escape_value
 from pytest_handoff._keys import OUTCOMES
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def shown_path(config: pytest.Config, path: Path) -> str:
 def relative_text(text: str, path: Path, shown: str) -> str:
     """``text`` with ``path:`` written ``shown:`` where a report places a location: at the
     start of a line, or after the dash of a scenario report's first line."""
-    absolute = str(path)
+    absolute, shown = escape_value(path), escape_value(shown)  # as the report shows them
     if absolute == shown:
         return text
     pattern = rf"(?m)(^\s*|— ){re.escape(absolute)}:"
@@ -67,7 +68,7 @@ def crash_message(outcome: Outcome) -> tuple[int, str]:
     more = len(mismatches) - 1 + (outcome.snapshot_diff is not None)
     if not mismatches:
         first_line = (outcome.snapshot_diff or "").split("\n", 1)[0]
-        return scenario.location("expect.snapshot"), f"expect.snapshot: {first_line}"
+        return scenario.location("expect.snapshot"), escape_value(f"expect.snapshot: {first_line}")
     first = mismatches[0]
     reason = f"{first.field}: {first.message}"
     if first.kind != "trace":
@@ -76,12 +77,7 @@ def crash_message(outcome: Outcome) -> tuple[int, str]:
             reason += f" (expected {expected}, actual {actual})"
     if more:
         reason += f"; {more} more failed expectation{'s' if more > 1 else ''}"
-    return first.line or scenario.line, _one_line(reason)
-
-
-def _one_line(text: str) -> str:
-    """``text`` on one line: a name from the file may hold a line break."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
+    return first.line or scenario.line, escape_value(reason)  # a name may hold a line break
 
 
 def failure_repr(item: pytest.Item, error: BaseException, line: int) -> ExceptionChainRepr:
@@ -114,8 +110,10 @@ def _chain(
     config: pytest.Config, text: str, path: str, line: int, message: str
 ) -> ExceptionChainRepr:
     """The report as pytest's reports hold an exception: ``--tb=line`` shows the crash
-    line alone, every other style the whole text."""
-    lines = [f"{row}\n" for row in text.rstrip("\n").split("\n")]
+    line alone, every other style the whole text. No control character but line breaks
+    and tabs reaches the terminal, and the crash line holds none at all."""
+    path, message = escape_value(path), escape_value(message)
+    lines = [f"{row}\n" for row in escape_text(text).rstrip("\n").split("\n")]
     entries = [] if config.getoption("tbstyle", "auto") == "line" else [ReprEntryNative(lines)]
     traceback = ReprTraceback(entries, None, "native")
     return ExceptionChainRepr([(traceback, ReprFileLocation(path, line, message), None)])

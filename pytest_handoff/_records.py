@@ -30,7 +30,9 @@ class HandoffAssertionError(HandoffSimError, AssertionError):
 
 def _fail(message: str) -> NoReturn:
     __tracebackhide__ = True
-    raise HandoffAssertionError(message)
+    from handoff_sim.trace import escape_text
+
+    raise HandoffAssertionError(escape_text(message))  # no control character reaches a terminal
 
 
 def _trace(source: object, helper: str) -> Trace:
@@ -48,7 +50,9 @@ def _trace(source: object, helper: str) -> Trace:
 
 
 def _label(r: HandoffRecord) -> str:
-    return f"{r.handoff_id} ({r.agent} → {r.subagent} via {r.tool})"
+    from handoff_sim.trace import escape_value
+
+    return escape_value(f"{r.handoff_id} ({r.agent} → {r.subagent} via {r.tool})")
 
 
 def _outcome(r: HandoffRecord) -> str:
@@ -58,7 +62,9 @@ def _outcome(r: HandoffRecord) -> str:
     text += f" attempts={r.attempts} at depth {r.depth}"
     if r.error:
         text += f" ({r.error})"
-    return text
+    from handoff_sim.trace import escape_value
+
+    return escape_value(text)
 
 
 def _listing(records: Sequence[HandoffRecord]) -> str:

@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_limits",
             "_references",
             "_safe",
+            "_terminal",
             "_version",
             "errors",
             "events",

@@ -171,7 +171,7 @@ def test_text_that_cannot_be_written_as_utf8_is_shown_as_escapes(tmp_path: Path)
     path = write_report([entry], tmp_path / "r.html")
 
     text = path.read_text("utf-8")
-    assert "lone \\udc80 surrogate and a \\u0000 NUL" in text
+    assert "lone \\udc80 surrogate and a \\x00 NUL" in text
 
 
 def test_same_results_in_any_order_give_the_same_bytes() -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from handoff_sim._terminal import escape_value
 from handoff_sim.scenarios._errors import ScenarioError
 from handoff_sim.scenarios.build import ModelFactory
 from handoff_sim.scenarios.expect import Mismatch, check_expectations, describe_error, show
@@ -81,35 +82,52 @@ def run_scenario(
 
 def render_failure(result: ScenarioResult) -> str:
     """Each failing expectation with file:line, the expected events, the actual trace
-    as a tree and as an event listing. No internal traceback."""
+    as a tree and as an event listing. No internal traceback.
+
+    Every value from the file or the run (names, messages, outputs, errors) is put in its
+    line with its control characters escaped, line breaks included: none can start a line.
+    """
     scenario = result.scenario
-    path = str(scenario.path)
+    path = escape_value(scenario.path)
     status = "passed" if result.passed else f"failed ({len(result.mismatches)} mismatch(es))"
-    lines = [f"scenario {scenario.id} {status} — {path}:{scenario.line}"]
+    lines = [f"scenario {escape_value(scenario.id)} {status} — {path}:{scenario.line}"]
     for mismatch in result.mismatches:
         lines.append("")
-        lines.append(mismatch.format(path))
+        lines.extend(_mismatch_lines(mismatch, path))
         if mismatch.kind == "trace" and isinstance(mismatch.expected, dict):
             lines.extend(expected_events(mismatch.expected))
     if scenario.load_error is not None:
         at, error = scenario.load_error_field, describe_error(scenario.load_error)
-        where = f"{path}:{scenario.location(at)}: {scenario.field_name(at)}"
-        lines += ["", f"{where}: raised while loading: {error}"]
+        where = f"{path}:{scenario.location(at)}: {escape_value(scenario.field_name(at))}"
+        lines += ["", f"{where}: raised while loading: {escape_value(error)}"]
     elif result.error is not None:
-        lines += ["", f"run error: {describe_error(result.error)}"]
+        lines += ["", f"run error: {escape_value(describe_error(result.error))}"]
     if result.outputs:
-        lines += ["", f"outputs: {show(result.outputs)}"]
+        lines += ["", f"outputs: {escape_value(show(result.outputs))}"]
     lines += ["", "actual handoffs:", result.trace.render_tree().rstrip("\n")]
     lines += ["", "actual events:", result.trace.render().rstrip("\n") or "(no events)"]
     return "\n".join(lines) + "\n"
 
 
+def _mismatch_lines(mismatch: Mismatch, path: str) -> list[str]:
+    """The lines of :meth:`Mismatch.format`, each value escaped on the line it belongs to."""
+    where = f"{path}:{mismatch.line}" if mismatch.line else path
+    head = f"{where}: {escape_value(mismatch.field)}: {escape_value(mismatch.message)}"
+    if mismatch.kind == "trace":
+        return [head]
+    return [
+        head,
+        f"    expected: {escape_value(show(mismatch.expected))}",
+        f"    actual:   {escape_value(show(mismatch.actual))}",
+    ]
+
+
 def expected_events(expected: dict[str, Any]) -> list[str]:
     """The lines listing a trace mismatch's expected events, each marked matched or not."""
     failed = expected.get("failed")
-    out = [f"  expected events (match: {expected.get('match')}):"]
+    out = [f"  expected events (match: {escape_value(expected.get('match'))}):"]
     for index, pattern in enumerate(expected.get("events", [])):
         mark = "✓" if failed is None or index < failed else ("✗" if index == failed else "·")
         text = json.dumps(pattern, ensure_ascii=False, separators=(", ", ": "))
-        out.append(f"    {mark} {index}: {text}")
+        out.append(f"    {mark} {index}: {escape_value(text)}")
     return out
