@@ -13,7 +13,13 @@ from pydantic_ai.usage import UsageLimits
 
 from handoff_sim.adapters._capture import current_tool
 from handoff_sim.adapters._errors import GovernanceError
-from handoff_sim.adapters._governed import Fallback, FrameworkMount, Governor
+from handoff_sim.adapters._governed import Fallback, Governor
+from handoff_sim.adapters._pai_results import (
+    PydanticAIMount,
+    call_outcome,
+    framework_text,
+    new_outcome,
+)
 from handoff_sim.messages import ToolCall
 from handoff_sim.subagents import check_explicit_tool_name, normalize_tool_name, resolve_input
 from handoff_sim.subagents.policy import HandoffPolicy
@@ -85,12 +91,12 @@ def governed(
             usage_limits=usage_limits,
             deps=deps(ctx) if deps is not None else None,
         )
-        output = result.output
-        return output if isinstance(output, str) or output is None else str(output)
+        call_outcome().value = result.output
+        return None if result.output is None else framework_text(result.output)
 
-    mount = FrameworkMount(
+    mount = PydanticAIMount(
         agent_name,
-        description or agent.description or "",
+        description or _described(agent, agent_name),
         attempt,
         tool_name=tool_name,
         envelope=envelope,
@@ -98,7 +104,7 @@ def governed(
     )
     governor = Governor(mount, policy or HandoffPolicy(), fallback)
 
-    async def delegate(ctx: RunContext[Any], task: str, context: str | None = None) -> str:
+    async def delegate(ctx: RunContext[Any], task: str, context: str | None = None) -> Any:
         arguments = {"task": task} if context is None else {"task": task, "context": context}
         call = ToolCall(ctx.tool_call_id or tool_name, tool_name, json.dumps(arguments))
         tool = current_tool()
@@ -108,11 +114,20 @@ def governed(
         token = _RUN_CONTEXT.set(ctx)
         try:
             caller = (ctx.agent.name if ctx.agent is not None else None) or "agent"
-            result = await governor.invoke(call, caller)
+            with new_outcome() as outcome:
+                result = await governor.invoke(call, caller)
         finally:
             _RUN_CONTEXT.reset(token)
         if result.is_error and tool is not None:
             tool.failed = result.content
-        return result.content
+        return mount.deliver(result, outcome)
 
     return Tool(delegate, name=tool_name, description=mount.description, takes_ctx=True)
+
+
+def _described(agent: Agent[Any, Any], name: str) -> str:
+    """The agent's ``description``, else a line naming it: what the calling model reads.
+
+    Not its instructions: they are written to the delegate, not to the model choosing it.
+    """
+    return agent.description or f"Delegate a task to the {name} agent and get its answer."

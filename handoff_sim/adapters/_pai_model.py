@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.tools import ToolDefinition
 
+from handoff_sim.adapters._capture import current_record
 from handoff_sim.adapters._models import ModelBridge
 from handoff_sim.messages import Message, ToolCall, ToolSpec
 from handoff_sim.messages import ModelResponse as SimResponse
@@ -57,6 +58,10 @@ class SimModel(FunctionModel):
 
     async def _answer(self, messages: list[ModelMessage], info: AgentInfo) -> SimResponse:
         tools = [*info.function_tools, *info.output_tools]
+        found = current_record()
+        if found is not None:
+            # structured output comes back through these: the run's output, not tool calls
+            found[1].output_tools = frozenset(t.name for t in tools if t.kind == "output")
         settings = info.model_settings or {}
         request = self._bridge.request(
             to_messages(messages, info.instructions),

@@ -74,6 +74,8 @@ class RunRecord:
     slots: list[Slot] = field(default_factory=list)
     transferred_to: str | None = None
     handoff_tools: frozenset[str] = frozenset()
+    output_tools: frozenset[str] = frozenset()
+    """Tools through which the framework takes the run's output: calls to them are no tool calls."""
 
     @property
     def run_id(self) -> str:
@@ -192,7 +194,13 @@ class Recorder:
     def model_response(
         self, record: RunRecord, step: int, text: str | None, calls: Sequence[ToolCall]
     ) -> None:
-        """Emit ``model_response``; the calls become the turn's slots, ids made unique."""
+        """Emit ``model_response``; the calls become the turn's slots, ids made unique.
+
+        Calls to the run's output tools are left out: they are the run's output, which
+        its ``run_end`` carries, not tool calls the framework runs.
+        """
+        if record.output_tools:
+            calls = [c for c in calls if c.name not in record.output_tools]
         unique = dedupe_call_ids(calls, step, record.seen_ids)
         record.slots = [Slot(u, raw.id) for u, raw in zip(unique, calls, strict=True)]
         record.output = text
