@@ -183,13 +183,56 @@ class BudgetExceededError(RunError):
 
 
 class HandoffDeniedError(RunError):
-    """A handoff was refused by policy and the policy says FAIL."""
+    """A handoff was refused by policy and the policy says FAIL.
 
-    def __init__(self, tool: str, reason: str, *, depth: int | None = None) -> None:
-        super().__init__(f"handoff denied for subagent tool {tool}: {reason}")
+    ``reason`` is the code the trace records (``not_allowed``, ``denied_tool``,
+    ``max_depth``), ``detail`` the text (``tool is in denied_tools``); the message is
+    ``handoff denied for subagent tool <tool>: <detail>``. ``from_defaults`` names the
+    policy fields left at their default that made the denial raise (``max_depth``,
+    ``on_denied``); each gets a note saying how to change it.
+    """
+
+    def __init__(
+        self,
+        tool: str,
+        reason: str,
+        detail: str,
+        *,
+        depth: int | None = None,
+        from_defaults: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(f"handoff denied for subagent tool {tool}: {detail}")
         self.tool = tool
         self.reason = reason
+        self.detail = detail
         self.depth = depth
+        self.from_defaults = from_defaults
+        for field in from_defaults:
+            note = _default_note(field, depth)
+            if note is not None:
+                self.add_note(note)
+
+
+def _default_note(field: str, depth: int | None) -> str | None:
+    """How to change the policy default ``field`` that made a denial raise."""
+    if field == "max_depth":
+        allows = (
+            f"HandoffPolicy(max_depth={depth}) allows this depth"
+            if depth is not None
+            else "a larger max_depth allows deeper handoffs"
+        )
+        return (
+            f"max_depth 1 is HandoffPolicy's default (it was not set): {allows}, "
+            "max_depth=0 removes the limit"
+        )
+    if field == "on_denied":
+        return (
+            "on_denied=FAIL is HandoffPolicy's default (it was not set): "
+            "on_denied=FailureAction.REPORT_TO_MODEL gives the model the denial as a failed "
+            "tool result and the run goes on; FALLBACK_TO_PRIMARY sends the call to the "
+            "primary tool executor"
+        )
+    return None
 
 
 class MaxStepsExceededError(RunError):

@@ -70,9 +70,14 @@ def test_s2_duplicate_tool_name_error_message_and_name() -> None:
 
 
 def test_s8_handoff_denied_error_message_and_fields() -> None:
-    error = HandoffDeniedError("delegate_w", "tool is in denied_tools", depth=1)
+    error = HandoffDeniedError("delegate_w", "denied_tool", "tool is in denied_tools", depth=1)
     assert str(error) == "handoff denied for subagent tool delegate_w: tool is in denied_tools"
-    assert (error.tool, error.reason, error.depth) == ("delegate_w", "tool is in denied_tools", 1)
+    assert (error.tool, error.reason, error.detail, error.depth) == (
+        "delegate_w",
+        "denied_tool",
+        "tool is in denied_tools",
+        1,
+    )
 
 
 @pytest.mark.parametrize(("seconds", "ms"), [(5.0, "5000"), (0.01, "10"), (0.0105, "10.5")])

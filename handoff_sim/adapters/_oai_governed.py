@@ -126,7 +126,9 @@ def _invoker(governor: Governor, name: str) -> Callable[[ToolContext[Any], str],
         except HandoffDeniedError as exc:
             if isinstance(exc, AgentsException):
                 raise
-            raise HandoffDeniedInRunError(exc.tool, exc.reason, depth=exc.depth) from None
+            raise HandoffDeniedInRunError(
+                exc.tool, exc.reason, exc.detail, depth=exc.depth, from_defaults=exc.from_defaults
+            ) from None
         finally:
             _TOOL_CONTEXT.reset(token)
         if result.is_error and tool is not None:

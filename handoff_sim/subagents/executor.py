@@ -411,7 +411,13 @@ class HandoffExecutor:
         h.end("denied", reason, 0, error=message)
         if action is FailureAction.REPORT_TO_MODEL:
             return ToolOutput(h.mount.denied(h.call, message), is_error=True)
-        raise HandoffDeniedError(h.call.name, message, depth=h.depth)
+        raise HandoffDeniedError(
+            h.call.name,
+            reason,
+            message,
+            depth=h.depth,
+            from_defaults=self.policy.defaults_behind(reason),
+        )
 
     async def _fallback(
         self, h: _Handoff, why: str, reason: HandoffReason, message: str, attempts: int

@@ -238,6 +238,19 @@ class HandoffPolicy(BaseModel):
         """How many attempts a handoff gets: ``max(1, max_retries + 1)``."""
         return max(1, self.max_retries + 1)
 
+    def defaults_behind(self, reason: HandoffReason) -> tuple[str, ...]:
+        """The fields left at their default that make a ``reason`` denial raise, in order.
+
+        ``max_depth`` when a depth denial comes from the default limit, ``on_denied`` when
+        raising (FAIL) is the default action: what a user did not ask for is said so.
+        """
+        unset = [
+            field
+            for field, code in (("max_depth", "max_depth"), ("on_denied", None))
+            if field not in self.model_fields_set and (code is None or code == reason)
+        ]
+        return tuple(unset)
+
     def deny_reason(self, tool: str, depth: int) -> tuple[HandoffReason, str] | None:
         """``(reason code, message)`` if admission refuses ``tool`` at ``depth``."""
         if self.allowed_tools and tool not in self.allowed_tools:

@@ -63,13 +63,13 @@ def test_denied_handoff_emits_start_then_end_with_zero_attempts() -> None:
 def test_denied_tools_alone_gives_its_reason() -> None:
     parent, _ = _writer(HandoffPolicy(denied_tools={"delegate_writer"}))
     error, _ = run_raising(parent, HandoffDeniedError)
-    assert error.reason == "tool is in denied_tools"
+    assert (error.reason, error.detail) == ("denied_tool", "tool is in denied_tools")
 
 
 def test_when_both_lists_match_the_allowed_tools_reason_wins() -> None:
     policy = HandoffPolicy(allowed_tools={"delegate_other"}, denied_tools={"delegate_writer"})
     error, _ = run_raising(_writer(policy)[0], HandoffDeniedError)
-    assert error.reason == "tool is not in allowed_tools"
+    assert (error.reason, error.detail) == ("not_allowed", "tool is not in allowed_tools")
 
 
 def test_max_depth_zero_allows_unlimited_nesting() -> None:

@@ -212,17 +212,23 @@ def test_s7_disabled_policy_keeps_the_per_attempt_timeout() -> None:
 
 
 @pytest.mark.parametrize(
-    ("policy", "reason"),
+    ("policy", "code", "reason"),
     [
-        (HandoffPolicy(allowed_tools={"delegate_other"}), "tool is not in allowed_tools"),
-        (HandoffPolicy(denied_tools={"delegate_writer"}), "tool is in denied_tools"),
+        (
+            HandoffPolicy(allowed_tools={"delegate_other"}),
+            "not_allowed",
+            "tool is not in allowed_tools",
+        ),
+        (HandoffPolicy(denied_tools={"delegate_writer"}), "denied_tool", "tool is in denied_tools"),
     ],
 )
-def test_s8_denial_message_names_tool_and_reason(policy: HandoffPolicy, reason: str) -> None:
+def test_s8_denial_message_names_tool_and_reason(
+    policy: HandoffPolicy, code: str, reason: str
+) -> None:
     parent, _ = _writer_parent(policy)
     error, _ = run_raising(parent, HandoffDeniedError)
     assert str(error) == f"handoff denied for subagent tool delegate_writer: {reason}"
-    assert (error.tool, error.reason) == ("delegate_writer", reason)
+    assert (error.tool, error.reason, error.detail) == ("delegate_writer", code, reason)
 
 
 def test_s8_max_depth_denial_message_names_depth_and_limit() -> None:

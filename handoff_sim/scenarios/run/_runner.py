@@ -102,6 +102,9 @@ def render_failure(result: ScenarioResult) -> str:
         lines += ["", f"{where}: raised while loading: {escape_value(error)}"]
     elif result.error is not None:
         lines += ["", f"run error: {escape_value(describe_error(result.error))}"]
+        notes = getattr(result.error, "__notes__", None)  # how to fix it, when the error says
+        if isinstance(notes, list):
+            lines += [f"  note: {escape_value(note)}" for note in notes]
     if result.outputs:
         lines += ["", f"outputs: {escape_value(show(result.outputs))}"]
     lines += ["", "actual handoffs:", result.trace.render_tree().rstrip("\n")]
