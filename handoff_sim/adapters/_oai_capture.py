@@ -15,6 +15,8 @@ import asyncio
 import contextlib
 import json
 import sys
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from agents.tracing import (
@@ -45,15 +47,39 @@ from handoff_sim.adapters._capture import (
     frame_scope,
     using_tool,
 )
-from handoff_sim.adapters._recording import Delegation, RunRecord
+from handoff_sim.adapters._recording import Delegation, RunRecord, Slot
 from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
 from handoff_sim.subagents import resolve_input
 
-__all__ = ["OpenAIAgentsCapture"]
+__all__ = ["DeniedTransfer", "OpenAIAgentsCapture", "current_denial", "set_denial"]
 
 IGNORED_TRANSFER = "not run: only the first handoff of a turn transfers control"
 """The ``tool_end`` output of a second handoff call in one turn (the SDK ignores it)."""
+
+
+@dataclass(slots=True, eq=False)
+class DeniedTransfer:
+    """A transfer a governed handoff refused: the model's tool result, and whether it fails."""
+
+    tool: str
+    text: str
+    fails: bool
+    pending: bool = True
+
+
+_DENIAL: ContextVar[DeniedTransfer | None] = ContextVar("handoff_oai_denial", default=None)
+
+
+def set_denial(denial: DeniedTransfer | None) -> None:
+    """Say (from the governed handoff) how the transfer this task asked for was refused."""
+    _DENIAL.set(denial)
+
+
+def current_denial() -> DeniedTransfer | None:
+    """The refusal of the transfer this task just asked for, until the capture recorded it."""
+    found = _DENIAL.get()
+    return found if found is not None and found.pending else None
 
 
 def _outcome(span: Span[Any]) -> tuple[RunStatus, str | None]:
@@ -132,6 +158,7 @@ class OpenAIAgentsCapture(Capture):
         self.task_runs: dict[str, RunRecord] = {}
         self.run_tasks: dict[str, str | None] = {}
         self.delegations: dict[str, Delegation] = {}
+        self.resuming: dict[str, tuple[RunRecord, bool]] = {}
 
     def install(self) -> None:
         _install(self)
@@ -178,6 +205,14 @@ class OpenAIAgentsCapture(Capture):
 
     def _agent_started(self, span: Span[Any], data: AgentSpanData) -> None:
         task_id = span.parent_id or ""
+        resumed = self.resuming.pop(task_id, None)
+        if resumed is not None:  # a denied transfer: the same run goes on
+            record, adopted = resumed
+            scope = None if adopted else frame_scope(record.frame)
+            self.spans[span.span_id] = SpanState(
+                "agent", record=record, scope=scope, adopted=adopted
+            )
+            return
         adoption, frame = current_adoption(), current_frame()
         if adoption is not None and not adoption.claimed and frame is adoption.record.frame:
             adoption.claimed = True
@@ -234,6 +269,9 @@ class OpenAIAgentsCapture(Capture):
     def _agent_ended(self, span: Span[Any], state: SpanState) -> None:
         record = state.record
         assert record is not None
+        waiting = self.resuming.get(self.run_tasks.get(record.run_id) or "")
+        if waiting is not None and waiting[0] is record:
+            return  # the run goes on in the SDK's next agent span
         if state.adopted:
             if record.transferred_to is not None:
                 self.recorder.close_run(record, "completed")
@@ -296,17 +334,40 @@ class OpenAIAgentsCapture(Capture):
 
     # -- handoff spans: control transfers ---------------------------------------------------
 
-    def _handoff_ended(self, span: Span[Any], state: SpanState, data: HandoffSpanData) -> None:
-        source = state.record
-        if source is None or data.to_agent is None:
-            return
-        recorder = self.recorder
+    def _free_transfers(self, source: RunRecord) -> list[Slot]:
         names = source.handoff_tools
-        free = [
+        return [
             s
             for s in source.slots
             if not s.ended and (s.call.name in names or s.call.name.startswith("transfer_to_"))
         ]
+
+    def _denied_transfer(self, source: RunRecord, denial: DeniedTransfer) -> None:
+        """A governed transfer refused: its call ends in error with the denial; no new run."""
+        denial.pending = False
+        recorder = self.recorder
+        free = self._free_transfers(source)
+        asked = [s for s in free if s.call.name == denial.tool]
+        winner = (asked or free or [recorder.claim_slot(source, denial.tool)])[0]
+        recorder.end_tool(source, winner, "error", denial.text)
+        for other in free:
+            if other is not winner:
+                recorder.end_tool(source, other, "error", IGNORED_TRANSFER)
+        if not denial.fails:
+            task_id = self.run_tasks.get(source.run_id) or ""
+            adopted = all(record is not source for record in self.opened)  # a governed attempt's
+            self.resuming[task_id] = (source, adopted)
+
+    def _handoff_ended(self, span: Span[Any], state: SpanState, data: HandoffSpanData) -> None:
+        source = state.record
+        denial = current_denial()
+        if source is not None and denial is not None:
+            self._denied_transfer(source, denial)
+            return
+        if source is None or data.to_agent is None:
+            return
+        recorder = self.recorder
+        free = self._free_transfers(source)
         winner = free[0] if free else recorder.claim_slot(source, f"transfer_to_{data.to_agent}")
         recorder.end_tool(source, winner, "ok", json.dumps({"assistant": data.to_agent}))
         for other in free[1:]:

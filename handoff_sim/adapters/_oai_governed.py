@@ -20,7 +20,7 @@ from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.messages import ToolCall
 from handoff_sim.subagents.policy import HandoffPolicy
 
-__all__ = ["HandoffDeniedInRunError", "governed"]
+__all__ = ["HandoffDeniedInRunError", "governed", "in_run"]
 
 _TOOL_CONTEXT: ContextVar[ToolContext[Any] | None] = ContextVar(
     "handoff_adapter_oai_tool_context", default=None
@@ -34,6 +34,16 @@ class HandoffDeniedInRunError(HandoffDeniedError, AgentsException):
     ``AgentsException``, which the SDK re-raises from a tool as it is instead of
     wrapping it in ``UserError``.
     """
+
+
+def in_run(exc: HandoffDeniedError) -> HandoffDeniedInRunError:
+    """``exc`` as the error the SDK lets out of a run unchanged (every attribute kept)."""
+    if isinstance(exc, HandoffDeniedInRunError):
+        return exc
+    made = HandoffDeniedInRunError.__new__(HandoffDeniedInRunError)
+    made.args = exc.args
+    made.__dict__.update(vars(exc))
+    return made
 
 
 def _tool_context() -> ToolContext[Any]:
@@ -126,9 +136,7 @@ def _invoker(governor: Governor, name: str) -> Callable[[ToolContext[Any], str],
         except HandoffDeniedError as exc:
             if isinstance(exc, AgentsException):
                 raise
-            raise HandoffDeniedInRunError(
-                exc.tool, exc.reason, exc.detail, depth=exc.depth, from_defaults=exc.from_defaults
-            ) from None
+            raise in_run(exc) from None  # every attribute and note kept
         finally:
             _TOOL_CONTEXT.reset(token)
         if result.is_error and tool is not None:

@@ -3,6 +3,7 @@
 - :class:`SimModel` — our fake models as an ``agents`` ``Model``.
 - :func:`capture` — an SDK run recorded as a handoff-sim :class:`~handoff_sim.Trace`.
 - :func:`governed` — a :class:`~handoff_sim.HandoffPolicy` on ``agent.as_tool(...)``.
+- :func:`governed_handoffs` — the policy's admission on an agent's ``handoffs=[...]``.
 - :func:`simulate_run` — an SDK run on the virtual-time loop, captured.
 
 How the SDK's concepts map onto ours, and what escapes virtual time, is in
@@ -23,6 +24,7 @@ require_extra(
 from handoff_sim.adapters._capture import Transfer  # noqa: E402
 from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture  # noqa: E402
 from handoff_sim.adapters._oai_governed import HandoffDeniedInRunError, governed  # noqa: E402
+from handoff_sim.adapters._oai_handoffs import governed_handoffs  # noqa: E402
 from handoff_sim.adapters._oai_model import SimModel  # noqa: E402
 from handoff_sim.adapters._simulate import RunInput, SimulatedRun, T, simulate_with  # noqa: E402
 from handoff_sim.simulation import DEFAULT_DEADLINE  # noqa: E402
@@ -35,6 +37,7 @@ __all__ = [
     "Transfer",
     "capture",
     "governed",
+    "governed_handoffs",
     "simulate_run",
 ]
 
