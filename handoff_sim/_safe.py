@@ -8,14 +8,17 @@ that raises) into one typed outcome, so no caller needs its own copy of the guar
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 __all__ = [
     "JsonProblem",
+    "ascii_json_lines",
     "describe_error",
     "dump_json",
     "error_message",
     "error_text",
+    "json_lines",
     "parse_arguments",
     "parse_json",
     "text_of",
@@ -49,6 +52,31 @@ def parse_json(text: object) -> Any:
         raise JsonProblem("is nested too deeply to read", too_deep=True) from None
     except ValueError as exc:
         raise JsonProblem(f"is not valid JSON: {error_text(exc)}") from None
+
+
+_JSON_WHITESPACE = " \t\r\n"
+
+
+def json_lines(text: str) -> Iterator[tuple[int, str]]:
+    """``(line number, line)`` of each non-blank line of JSON lines text, split on ``"\\n"`` only.
+
+    ``str.splitlines()`` also splits at U+2028, U+2029 and U+0085, which a JSON string
+    may hold raw, and so would cut one record in two. A line is blank when it holds
+    only JSON whitespace (the ``\\r`` of a CRLF line end included); any other line is a
+    record, so nothing that is not JSON is skipped unseen.
+    """
+    for number, line in enumerate(text.split("\n"), 1):
+        if line.strip(_JSON_WHITESPACE):
+            yield number, line
+
+
+def ascii_json_lines(records: Iterable[object]) -> str:
+    """One compact JSON record a line, every character past ASCII as a ``\\\\u`` escape.
+
+    For text sent between processes (xdist's workers and controller): it holds no
+    line separator but ``"\\\\n"``, and no lone surrogate, which UTF-8 cannot encode.
+    """
+    return "".join(json.dumps(r, ensure_ascii=True, separators=(",", ":")) + "\n" for r in records)
 
 
 # The last short arguments text parse_arguments read, and its value: one tuple, so a

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from handoff_sim._invariant_pass import Checker, Invariant, Violation
-from handoff_sim._safe import describe_error
+from handoff_sim._safe import describe_error, json_lines
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.events import (
     Event,
@@ -116,9 +116,9 @@ def check_messages(messages: Sequence[Message]) -> list[Violation]:
 
 def check_determinism(run: Callable[[], Trace], *, times: int = 2) -> list[Violation]:
     """Run ``run`` (a fresh, seeded run each call) ``times`` times; the traces must be equal."""
-    first = run().to_jsonl().splitlines()
+    first = [line for _, line in json_lines(run().to_jsonl())]  # U+2028 splits none
     for _ in range(times - 1):
-        again = run().to_jsonl().splitlines()
+        again = [line for _, line in json_lines(run().to_jsonl())]
         if again == first:
             continue
         for line_no, (a, b) in enumerate(zip(first, again, strict=False), 1):

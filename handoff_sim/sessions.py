@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
 from handoff_sim._frozen import quick_builder
-from handoff_sim._safe import describe_error
+from handoff_sim._safe import describe_error, json_lines
 from handoff_sim.errors import SessionStoreError
 from handoff_sim.messages import Message
 
@@ -371,10 +371,7 @@ def _parse_messages(raw: bytes, path: Path, session_id: str) -> list[Message]:
             f"{path}:{number}: not valid UTF-8 (session {session_id!r})"
         ) from None
     messages = []
-    # Split on "\n" only: str.splitlines() would also split inside a message at U+2028.
-    for number, line in enumerate(text.split("\n"), 1):
-        if not line.strip():
-            continue
+    for number, line in json_lines(text):  # "\n" only: a message may hold U+2028
         data, problem = _parse_json(line)
         problem = problem or _message_problem(data)
         if problem:

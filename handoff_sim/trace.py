@@ -227,10 +227,13 @@ class Trace(Sequence[Event]):
 
     @classmethod
     def from_jsonl(cls, text: str) -> Trace:
-        """Read back :meth:`to_jsonl` output; a line that is no event is a ValueError naming it."""
-        return cls(
-            [_event_line(line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
-        )
+        """Read back :meth:`to_jsonl` output; a line that is no event is a ValueError naming it.
+
+        Lines end at ``"\\n"`` only: an output holding U+2028 stays one event.
+        """
+        from handoff_sim._safe import json_lines
+
+        return cls([_event_line(line, n) for n, line in json_lines(text)])
 
     @classmethod
     def from_otlp(

@@ -10,11 +10,15 @@ option is given.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from handoff_sim.trace import Trace
 
 __all__ = ["register"]
 
@@ -51,7 +55,7 @@ class _Recorder:
                 "handoff_sim.scenario.path": str(result.scenario.path),
                 "handoff_sim.scenario.passed": bool(result.passed),
             }
-            self.kept.append((name, result.trace.to_jsonl(), attributes))
+            self.kept.append((name, _ascii_jsonl(result.trace), attributes))
         else:
             self.suite.add(result, name)
 
@@ -82,6 +86,12 @@ class _Recorder:
         """Say where the traces went (or why they could not be written)."""
         if self.message:
             terminalreporter.write_line(self.message)
+
+
+def _ascii_jsonl(trace: Trace) -> str:
+    """The trace as JSON lines, all ASCII: execnet cannot send a lone surrogate (which
+    an output may hold), and ``Trace.from_jsonl`` reads it back the same."""
+    return "".join(json.dumps(event.to_dict(), separators=(",", ":")) + "\n" for event in trace)
 
 
 class _FromWorkers:

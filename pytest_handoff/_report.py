@@ -117,10 +117,10 @@ class ReportPlugin:
         the session with a usage error."""
         if hasattr(self.config, "workerinput"):
             return
-        from handoff_sim.report import ReportEntry, write_report
+        from handoff_sim.report import write_report
 
         try:
-            entries = [ReportEntry.from_dict(data) for data in self.entries]
+            entries = [_read_entry(data) for data in self.entries]
             write_report(entries, self.path, base=self.config.rootpath)
         except OSError as exc:
             self.problem = f"cannot write {self.path}: {exc.strerror or exc}"
@@ -138,6 +138,23 @@ class ReportPlugin:
             terminalreporter.write_line(
                 f"handoff report: {self.path} ({count} scenario{'' if count == 1 else 's'})"
             )
+
+
+def _read_entry(data: dict[str, Any]) -> ReportEntry:
+    """The entry a report carried; one that does not read back is shown as an error
+    entry saying why, so the rest of the report is still written."""
+    from handoff_sim.errors import ConfigurationError
+    from handoff_sim.report import ReportEntry, entry_from_error
+
+    try:
+        return ReportEntry.from_dict(data)
+    except ConfigurationError as exc:
+        path, ident = data.get("path"), data.get("id")
+        return entry_from_error(
+            path if isinstance(path, str) else "<unknown>",
+            f"the report entry of this scenario could not be read back: {exc}",
+            id=ident if isinstance(ident, str) else "<file>",
+        )
 
 
 def _text(report: pytest.TestReport | pytest.CollectReport) -> str:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from handoff_sim._safe import JsonProblem, parse_json
+from handoff_sim._safe import JsonProblem, json_lines, parse_json
 from handoff_sim.errors import OtlpError, OtlpFormatError
 
 __all__ = ["OtlpError", "OtlpFormatError", "RawEvent", "RawSpan", "read_source"]
@@ -108,7 +108,7 @@ def _requests(text: str, label: str) -> list[tuple[str, object]]:
     try:
         return [("", parse_json(text))]
     except JsonProblem as whole:
-        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+        lines = list(json_lines(text))
         if len(lines) < 2 or whole.too_deep:
             raise OtlpFormatError(label, "", str(whole).removeprefix("is ")) from None
         found: list[tuple[str, object]] = []

@@ -108,9 +108,13 @@ def otlp_json(spans: Iterable[ReadableSpan]) -> dict[str, Any]:
 
 
 def write_json(data: Mapping[str, Any], path: str | Path) -> None:
-    """Write OTLP/JSON data to ``path`` (UTF-8, one line, ending in a newline)."""
+    """Write OTLP/JSON data to ``path`` (UTF-8, one line, ending in a newline).
+
+    A lone surrogate (UTF-8 has none) is written as its JSON escape ``\\udXXX``: it can
+    only stand inside a JSON string, where ``backslashreplace`` gives exactly that escape.
+    """
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    Path(path).write_text(text + "\n", encoding="utf-8")
+    Path(path).write_text(text + "\n", encoding="utf-8", errors="backslashreplace")
 
 
 class OtlpJsonFileExporter(SpanExporter):

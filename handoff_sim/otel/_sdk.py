@@ -73,8 +73,13 @@ def _digest(*parts: bytes, size: int) -> int:
 
 
 def trace_id_of(trace: Trace, name: str | None) -> int:
-    """The trace id: a hash of the trace's name and events, never random."""
-    return _digest(b"handoff-sim trace", (name or "").encode(), trace.to_jsonl().encode(), size=16)
+    """The trace id: a hash of the trace's name and events, never random.
+
+    ``surrogatepass``: a lone surrogate in an output hashes too (valid text hashes as UTF-8).
+    """
+    name_bytes = (name or "").encode("utf-8", "surrogatepass")
+    events = trace.to_jsonl().encode("utf-8", "surrogatepass")
+    return _digest(b"handoff-sim trace", name_bytes, events, size=16)
 
 
 def export_trace(
@@ -147,7 +152,7 @@ def _emit(provider: TracerProvider, ids: _FixedIds, plan: Sequence[PlannedSpan],
             continue
         parent = live.get(position[id(span.parent)]) if span.parent is not None else None
         context = set_span_in_context(parent) if parent is not None else Context()
-        ids.span_id = _digest(trace_bytes, span.key.encode(), size=8)
+        ids.span_id = _digest(trace_bytes, span.key.encode("utf-8", "surrogatepass"), size=8)
         started = tracer.start_span(
             span.name, context=context, kind=_KINDS[span.kind], start_time=at(span.start)
         )

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from handoff_sim._safe import ascii_json_lines
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.report._text import clean
 from handoff_sim.trace import Trace
@@ -60,7 +61,7 @@ class ReportEntry:
         return f"{self.path}:{self.line}" if self.line else self.path
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values (the trace as JSON lines), for :meth:`from_dict`."""
+        """Plain JSON values (the trace as ASCII JSON lines), for :meth:`from_dict`."""
         return {
             "id": self.id,
             "path": self.path,
@@ -73,7 +74,7 @@ class ReportEntry:
             "error": self.error,
             "notes": list(self.notes),
             "outputs": list(self.outputs),
-            "trace": self.trace.to_jsonl() if self.trace is not None else None,
+            "trace": _portable(self.trace) if self.trace is not None else None,
         }
 
     @classmethod
@@ -106,6 +107,11 @@ class ReportEntry:
         from dataclasses import replace
 
         return replace(self, status="failed", notes=(*self.notes, clean(note, _TEXT)))
+
+
+def _portable(trace: Trace) -> str:
+    """The trace as JSON lines any process boundary carries (ASCII: a lone surrogate too)."""
+    return ascii_json_lines(event.to_dict() for event in trace)
 
 
 def display_path(path: Path | str, base: Path | None) -> str:
