@@ -15,6 +15,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import Token
+from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, ClassVar
 
@@ -25,9 +26,10 @@ from opentelemetry.util import types as otel_types
 from pydantic_ai import Agent
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
-from handoff_sim._context import current_frame
+from handoff_sim._context import current_frame, use_frame
 from handoff_sim._safe import JsonProblem, describe_error, dump_json, parse_json, text_of
 from handoff_sim.adapters._capture import (
+    Adoption,
     Capture,
     FrameScope,
     ModelMark,
@@ -45,7 +47,7 @@ from handoff_sim.adapters._recording import Recorder, RunRecord
 from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
 
-__all__ = ["PydanticAICapture"]
+__all__ = ["NamedByRun", "PydanticAICapture"]
 
 _IDS = itertools.count(1)
 _FINAL_RESULT = "final_result"
@@ -278,6 +280,16 @@ class PydanticAICapture(Capture):
 # -- invoke_agent: runs -------------------------------------------------------------------
 
 
+@dataclass(slots=True, eq=False)
+class NamedByRun(Adoption):
+    """A governed attempt whose run is named after the pydantic-ai agent that carries it out.
+
+    ``governed_tool`` runs the user's own tool function as the attempt: which agent it
+    runs is known only when that agent's run starts.
+    """
+
+
+
 class _RunObserver(_Observer):
     """An agent run: a run of ours, a delegation's attempt when it runs inside a tool call."""
 
@@ -296,7 +308,12 @@ class _RunObserver(_Observer):
         if adoption is not None and not adoption.claimed and frame is adoption.record.frame:
             # a governed attempt's run: recorded by the governor, only claimed here
             adoption.claimed = True
-            self._scope = FrameScope(clearing_tool())
+            record = adoption.record
+            if isinstance(adoption, NamedByRun) and not record.started:
+                record.frame = replace(record.frame, agent=agent)
+                self._scope = FrameScope(use_frame(record.frame), clearing_tool())
+            else:
+                self._scope = FrameScope(clearing_tool())
             return
         recorder = self._capture.recorder
         tool = self._tool = current_tool()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic_ai.exceptions import (
     AgentRunError,
@@ -89,15 +89,20 @@ class CallOutcome:
     value: object = None
     completed: bool = False
     error: BaseException | None = None
+    args: tuple[object, ...] = ()
+    kwargs: dict[str, object] = field(default_factory=dict)
+    arguments: str = ""
 
 
 _OUTCOME: ContextVar[CallOutcome | None] = ContextVar("handoff_adapter_pai_outcome", default=None)
 
 
 @contextmanager
-def new_outcome() -> Iterator[CallOutcome]:
-    """A fresh outcome for the governed call run in the block."""
-    outcome = CallOutcome()
+def new_outcome(
+    args: tuple[object, ...] = (), kwargs: dict[str, object] | None = None, arguments: str = ""
+) -> Iterator[CallOutcome]:
+    """A fresh outcome for the governed call run in the block (with the tool's arguments)."""
+    outcome = CallOutcome(args=args, kwargs=kwargs or {}, arguments=arguments)
     token = _OUTCOME.set(outcome)
     try:
         yield outcome

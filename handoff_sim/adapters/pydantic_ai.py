@@ -3,6 +3,8 @@
 - :class:`SimModel` — our fake models as a pydantic-ai ``Model``.
 - :func:`capture` — a pydantic-ai run recorded as a handoff-sim :class:`~handoff_sim.Trace`.
 - :func:`governed` — a delegation tool under a :class:`~handoff_sim.HandoffPolicy`.
+- :func:`governed_tool` — the policy on your own delegation tool function.
+- :func:`retryable` — which errors of a governed delegate are retried.
 - :func:`simulate_run` — a pydantic-ai run on the virtual-time loop, captured.
 
 How pydantic-ai's concepts map onto ours, and what escapes virtual time, is in
@@ -28,7 +30,13 @@ from pydantic_ai.models import override_allow_model_requests  # noqa: E402
 
 from handoff_sim.adapters._pai_capture import PydanticAICapture  # noqa: E402
 from handoff_sim.adapters._pai_governed import governed  # noqa: E402
+from handoff_sim.adapters._pai_governed_tool import governed_tool  # noqa: E402
 from handoff_sim.adapters._pai_model import SimModel  # noqa: E402
+from handoff_sim.adapters._pai_results import retryable  # noqa: E402
+from handoff_sim.adapters._pai_sync import (  # noqa: E402
+    SyncEntryPointError,
+    refusing_sync_entry_points,
+)
 from handoff_sim.adapters._simulate import (  # noqa: E402
     InlineExecutor,
     RunInput,
@@ -44,6 +52,8 @@ __all__ = [
     "SimulatedRun",
     "capture",
     "governed",
+    "governed_tool",
+    "retryable",
     "simulate_run",
 ]
 
@@ -92,13 +102,18 @@ def simulate_run(
     every task waits forever raises ``VirtualDeadlockError``. Real model requests are
     refused (``ALLOW_MODEL_REQUESTS`` is off) and sync tools run inline, in order.
     With ``raise_errors=False`` an error of the run is returned in ``.error``.
+    A sync entry point (``agent.run_sync``) is refused with a ``UserError`` naming the
+    async call to pass instead.
     """
-    return simulate_with(
+    simulated = simulate_with(
         capture,
-        run,
+        refusing_sync_entry_points(run),
         seed=seed,
         wall_clock=wall_clock,
         deadline=deadline,
         raise_errors=raise_errors,
         around=_offline,
     )
+    if isinstance(simulated.error, SyncEntryPointError):
+        raise simulated.error  # a mistake in the test, not an outcome of the run
+    return simulated
