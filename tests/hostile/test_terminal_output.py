@@ -1,0 +1,174 @@
+"""Text a trace or a scenario controls never controls the terminal, nor forges a line.
+
+The corpus (``files/control_characters_in_names.yaml``, ``files/otlp_control_characters_
+in_names.json``, ``files/expect_control_characters.yaml``) puts ESC and OSC sequences
+(window title, OSC 52 clipboard write, erase line), a C1 CSI, bare CRs, line breaks
+followed by ``PASS ...``, U+2028/U+2029/U+0085, bidi overrides and isolates and lone
+surrogates in agent names, tool names, call ids, outputs, errors and expected values.
+Every front end runs on it; what it prints must hold no control character but ``\\n``
+and ``\\t``, and no line may be a forged ``PASS`` line.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from handoff_sim.cli import main
+from handoff_sim.trace import escape_text, escape_value
+
+FILES = Path(__file__).parent / "files"
+SCENARIOS = FILES / "control_characters_in_names.yaml"
+OTLP = FILES / "otlp_control_characters_in_names.json"
+EXPECT = FILES / "expect_control_characters.yaml"
+
+# Format characters that reorder or hide what a terminal shows (bidi embeddings,
+# overrides, isolates and marks); every other control is found by its category.
+_BIDI = {0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
+
+
+def raw_controls(text: str) -> list[str]:
+    """Every character of ``text`` a terminal would act on rather than show (repr'd)."""
+    return [
+        repr(char)
+        for char in text
+        if char not in "\n\t"
+        and (unicodedata.category(char) in {"Cc", "Cs", "Zl", "Zp"} or ord(char) in _BIDI)
+    ]
+
+
+def forged_lines(text: str) -> list[str]:
+    """Lines that only a value of the corpus could have started (its payloads say ``forged``)."""
+    return [line for line in text.split("\n") if line.lstrip().startswith("PASS forged")]
+
+
+# what each front end is given, and the exit code it must end with
+COMMANDS: dict[str, tuple[list[str], int]] = {
+    "validate": (["validate", str(SCENARIOS)], 0),
+    "run": (["run", str(SCENARIOS)], 1),
+    "run -v": (["run", "-v", str(SCENARIOS)], 1),
+    "run -q": (["run", "-q", str(SCENARIOS)], 1),
+    "render text": (["render", str(SCENARIOS), "-s", "hostile-passes"], 0),
+    "render tree": (["render", str(SCENARIOS), "-s", "hostile-passes", "--format", "tree"], 0),
+    "render mermaid": (
+        ["render", str(SCENARIOS), "-s", "hostile-passes", "--format", "mermaid"],
+        0,
+    ),
+    "render jsonl": (["render", str(SCENARIOS), "-s", "hostile-passes", "--format", "jsonl"], 0),
+    "render a failing one": (["render", str(SCENARIOS), "-s", "hostile-fails"], 0),
+    "check": (["check", str(OTLP)], 0),
+    "check --expect": (["check", str(OTLP), "--expect", str(EXPECT)], 1),
+    "check --expect, no trace of that name": (
+        ["check", str(OTLP), "--expect", str(SCENARIOS)],
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize(("argv", "code"), COMMANDS.values(), ids=COMMANDS.keys())
+def test_terminal_never_receives_control_characters_from_a_front_end(
+    argv: list[str], code: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == code
+    out, err = capsys.readouterr()
+    assert out or err
+    assert not raw_controls(out + err)
+    assert not forged_lines(out + err)
+
+
+def test_terminal_never_receives_control_characters_from_a_pytest_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CI", "1")  # whole messages in the short summary
+    folder = pytester.path / "scenarios"
+    folder.mkdir()
+    shutil.copy(SCENARIOS, folder / SCENARIOS.name)
+    report = pytester.path / "report.html"
+    result = pytester.runpytest_inprocess(
+        "--handoff-scenarios",
+        "scenarios",
+        "-rA",
+        "-v",
+        "--handoff-show-trace",
+        f"--handoff-report={report}",
+    )
+    text = result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(passed=1, failed=1)
+    assert "boss\\x1b]0;pwned\\x07\\u202e" in text  # the names are shown, as escapes
+    assert not raw_controls(text)
+    assert not forged_lines(text)
+    assert report.stat().st_size > 0
+
+
+def test_run_html_report_is_written_whatever_the_names_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "report.html"
+    assert main(["run", str(SCENARIOS), "--html", str(page)]) == 1
+    out, err = capsys.readouterr()
+    assert not raw_controls(out + err)
+    assert "hostile-fails" in page.read_text("utf-8")
+
+
+def test_console_script_prints_lone_surrogates_as_escapes_on_a_real_stdout(
+    tmp_path: Path,
+) -> None:
+    """A real stdout (strict UTF-8) raises on a lone surrogate: nothing raw may reach it."""
+    for argv in (["run", "-v", str(SCENARIOS)], ["check", str(OTLP)]):
+        done = subprocess.run(
+            [sys.executable, "-m", "handoff_sim", *argv],
+            capture_output=True,
+            cwd=tmp_path,
+            timeout=120,
+            check=False,
+        )
+        out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
+        assert done.returncode in (0, 1), err
+        assert "Traceback" not in err
+        assert "\\ud800" in out
+        assert not raw_controls(out + err)
+        assert not forged_lines(out)
+
+
+def test_a_recorded_trace_cannot_forge_a_pass_line_in_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["check", str(OTLP), "--expect", str(EXPECT)]) == 1
+    lines = capsys.readouterr().out.split("\n")
+    verdicts = [line for line in lines if line.startswith(("PASS", "FAIL"))]
+    assert len(verdicts) == 1
+    assert verdicts[0].startswith(f"FAIL {OTLP}::run\\x1b]0;t\\x07\\nPASS forged")
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("\x1b]0;title\x07", "\\x1b]0;title\\x07"),
+        ("\x1b]52;c;Y2xpcA==\x07", "\\x1b]52;c;Y2xpcA==\\x07"),
+        ("a\x1b[2Kb", "a\\x1b[2Kb"),
+        ("a\rPASS b", "a\\rPASS b"),
+        ("a\nPASS b", "a\\nPASS b"),
+        ("tab\there", "tab\\there"),
+        ("\x00\x7f\x85\x9b", "\\x00\\x7f\\x85\\x9b"),
+        ("\u2028\u2029", "\\u2028\\u2029"),
+        ("\u202e\u2066\u200f", "\\u202e\\u2066\\u200f"),
+        ("\ud800 and \udfff", "\\ud800 and \\udfff"),
+    ],
+)
+def test_control_characters_are_shown_as_repr_style_escapes(value: str, shown: str) -> None:
+    assert escape_value(value) == shown
+
+
+def test_escaping_keeps_printable_text_as_it_is() -> None:
+    printable = "manager → reviewer via delegate [handoff:c1] é 日本 😀 C:\\path \\x1b «»"
+    assert escape_value(printable) == printable
+    assert escape_text(f"{printable}\n\tnext line") == f"{printable}\n\tnext line"
+
+
+def test_escape_text_keeps_line_breaks_but_escapes_a_carriage_return() -> None:
+    assert escape_text("one\ntwo\rPASS three\x1b") == "one\ntwo\\rPASS three\\x1b"
