@@ -8,8 +8,16 @@ from contextvars import ContextVar
 from typing import Any
 
 from agents import Agent
-from agents.exceptions import AgentsException
-from agents.tool import FunctionTool
+from agents.exceptions import (
+    AgentsException,
+    InputGuardrailTripwireTriggered,
+    ModelBehaviorError,
+    OutputGuardrailTripwireTriggered,
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrailTripwireTriggered,
+    UserError,
+)
+from agents.tool import FunctionTool, default_tool_error_function
 from agents.tool_context import ToolContext
 
 from handoff_sim.adapters._capture import active_capture, current_tool
@@ -20,7 +28,26 @@ from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.messages import ToolCall
 from handoff_sim.subagents.policy import HandoffPolicy
 
-__all__ = ["HandoffDeniedInRunError", "governed", "in_run"]
+__all__ = ["HandoffDeniedInRunError", "governed", "in_run", "sdk_retryable"]
+
+_NEVER_FIXED_BY_A_RETRY = (
+    InputGuardrailTripwireTriggered,
+    OutputGuardrailTripwireTriggered,
+    ToolInputGuardrailTripwireTriggered,
+    ToolOutputGuardrailTripwireTriggered,
+    UserError,
+)
+_BAD_ARGUMENTS = ("Invalid JSON input for tool", "Failed to serialize structured tool input")
+"""How the SDK's ``as_tool`` words a refusal of the call's arguments (the same every attempt)."""
+
+
+def sdk_retryable(error: BaseException) -> bool:
+    """Whether a retry can fix a failed attempt: not a guardrail tripwire, a misuse of the
+    SDK (``UserError``) or the SDK's refusal of the call's arguments; anything else may."""
+    if isinstance(error, _NEVER_FIXED_BY_A_RETRY):
+        return False
+    return not (isinstance(error, ModelBehaviorError) and str(error).startswith(_BAD_ARGUMENTS))
+
 
 _TOOL_CONTEXT: ContextVar[ToolContext[Any] | None] = ContextVar(
     "handoff_adapter_oai_tool_context", default=None
@@ -50,6 +77,18 @@ def _tool_context() -> ToolContext[Any]:
     found = _TOOL_CONTEXT.get()
     assert found is not None, "set by the governed tool for its call"
     return found
+
+
+class _SdkMount(FrameworkMount):
+    """An ``as_tool`` delegation: the SDK's retry classification and its tool-error wording."""
+
+    __slots__ = ()
+
+    def failure(self, call: ToolCall, error: BaseException) -> str:
+        """An error of the SDK reads as ``as_tool`` words it; ours (a timeout...) as ours."""
+        if isinstance(error, AgentsException):
+            return default_tool_error_function(_tool_context(), error)
+        return super().failure(call, error)
 
 
 def _fallback(fallback: Fallback | FunctionTool | None) -> Fallback | None:
@@ -110,7 +149,7 @@ def governed(
         output = await inner.on_invoke_tool(_tool_context(), call.arguments)
         return None if output is None else str(output)
 
-    mount = FrameworkMount(
+    mount = _SdkMount(
         subagent or agent.name,
         inner.description,
         attempt,
@@ -118,6 +157,7 @@ def governed(
         envelope=envelope,
         agent_name=agent.name,
     )
+    mount.retryable = sdk_retryable  # a policy's retry_on still has the last word
     governor = Governor(mount, policy or HandoffPolicy(), _fallback(fallback))
     invoke = _invoker(governor, inner.name)
     return dataclasses.replace(inner, on_invoke_tool=invoke)

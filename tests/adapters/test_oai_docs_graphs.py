@@ -1,0 +1,237 @@
+"""OpenAI Agents SDK graphs written as the SDK's docs write them, under handoff-sim.
+
+Agents as tools (``as_tool(tool_name=..., tool_description=...)``), ``handoffs=[...]``
+triage and ``@input_guardrail`` guardrails: models swapped by agent name, the policy's
+admission on transfers, failures a retry cannot fix, and the small things a test needs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from handoff_sim import ConfigurationError, FailureAction, HandoffPolicy
+from handoff_sim.testing import ScriptedModel, override_models
+from pytest_handoff.assertions import assert_handoffs_balanced
+from tests.adapters._extras import installed, needs
+
+if not installed("agents"):
+    pytest.skip(needs("openai-agents"), allow_module_level=True)
+
+
+def calls(*names: str, arguments: Any = None, ids: str = "") -> dict[str, Any]:
+    """One model turn calling ``names``; ``ids`` prefixes the call ids (blank: the model's own)."""
+    return {
+        "tool_calls": [
+            {
+                "id": f"{ids}{i}" if ids else "",
+                "name": n,
+                "arguments": {} if arguments is None else arguments,
+            }
+            for i, n in enumerate(names)
+        ]
+    }
+
+
+def translation_graph() -> Any:
+    """The SDK docs' "agents as tools" orchestrator, with a triage handoff to billing."""
+    from agents import Agent, handoff
+
+    spanish = Agent(
+        name="spanish_agent",
+        instructions="You translate the user's message to Spanish",
+        handoff_description="An english to spanish translator",
+    )
+    french = Agent(name="french_agent", instructions="You translate the user's message to French")
+    billing = Agent(name="billing_agent", instructions="You handle billing questions")
+    return Agent(
+        name="orchestrator_agent",
+        instructions="You are a translation agent. You use the tools given to you to translate.",
+        model="gpt-4.1",
+        tools=[
+            spanish.as_tool(
+                tool_name="translate_to_spanish",
+                tool_description="Translate the user's message to Spanish",
+            ),
+            french.as_tool(
+                tool_name="translate_to_french",
+                tool_description="Translate the user's message to French",
+            ),
+        ],
+        handoffs=[handoff(billing)],
+    )
+
+
+# -- handoff_models / override_models on an SDK graph --------------------------------------
+
+
+def test_override_models_swaps_agents_reached_through_as_tool_and_handoffs_by_name() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
+    graph = translation_graph()
+    spanish = graph.tools[0]._agent_instance
+    orchestrator = ScriptedModel(
+        [
+            calls("translate_to_spanish", "translate_to_french", arguments={"input": "hi"}),
+            calls("transfer_to_billing_agent"),
+        ]
+    )
+    fakes = {"orchestrator_agent": orchestrator, "spanish_agent": ScriptedModel(["hola"])}
+    with override_models(graph, {**fakes, "*": ScriptedModel(["salut", "your bill"])}) as tree:
+        assert tree.names == [
+            "billing_agent",
+            "french_agent",
+            "orchestrator_agent",
+            "spanish_agent",
+        ]
+        run = simulate_run(Runner.run(graph, "hi"))
+    assert run.final_output == "your bill"
+    assert [(h.subagent, h.output) for h in run.trace.handoffs()] == [
+        ("spanish_agent", "hola"),
+        ("french_agent", "salut"),
+    ]
+    assert graph.model == "gpt-4.1"  # put back after the block
+    assert spanish.model is None
+
+
+def test_override_models_on_an_sdk_graph_names_the_known_agents_for_an_unknown_name() -> None:
+    swap = override_models(translation_graph(), {"translator": ScriptedModel(["x"])})
+    with pytest.raises(ConfigurationError) as caught:
+        swap.__enter__()
+    assert str(caught.value) == (
+        "override_models: no agent named 'translator' in the openai-agents graph of "
+        "'orchestrator_agent'; known agents: billing_agent, french_agent, orchestrator_agent, "
+        "spanish_agent (or '*' for every other agent)"
+    )
+
+
+def test_override_models_finds_the_agent_of_a_governed_tool() -> None:
+    from agents import Agent
+
+    from handoff_sim.adapters.openai_agents import governed
+
+    researcher = Agent(name="researcher", instructions="Find facts")
+    triage = Agent(name="triage", tools=[governed(researcher, tool_name="research")])
+    with override_models(triage, {"researcher": ScriptedModel(["facts"])}) as tree:
+        assert tree.names == ["researcher", "triage"]
+        assert type(researcher.model).__name__ == "SimModel"
+    assert researcher.model is None
+
+
+# -- governed_handoffs: admission on handoffs=[...] ------------------------------------------
+
+
+def triage_graph(
+    policy: HandoffPolicy,
+    *scripts: Any,
+    billing: list[Any] | None = None,
+    max_transfers: int | None = None,
+) -> Any:
+    """The SDK docs' triage agent handing off to billing and refunds (billing hands back)."""
+    from agents import Agent, handoff
+
+    from handoff_sim.adapters.openai_agents import SimModel, governed_handoffs
+
+    billing_agent = Agent(
+        name="billing_agent",
+        instructions="Billing",
+        model=SimModel(ScriptedModel(billing or ["billing here"])),
+    )
+    refunds = Agent(
+        name="refund_agent", instructions="Refunds", model=SimModel(ScriptedModel(["refunded"]))
+    )
+    triage = Agent(
+        name="triage_agent",
+        instructions="Hand off to the right agent",
+        handoffs=[billing_agent, handoff(refunds)],
+        model=SimModel(ScriptedModel(list(scripts))),
+    )
+    billing_agent.handoffs = [triage]
+    governed_handoffs(triage, policy=policy, max_transfers=max_transfers)
+    governed_handoffs(billing_agent, policy=policy, max_transfers=max_transfers)
+    return triage
+
+
+def test_a_denied_transfer_is_reported_to_the_model_and_the_run_stays_with_the_agent() -> None:
+    from agents import Runner
+
+    from handoff_sim import check_invariants
+    from handoff_sim.adapters.openai_agents import simulate_run
+
+    policy = HandoffPolicy(
+        denied_tools={"transfer_to_refund_agent"}, on_denied=FailureAction.REPORT_TO_MODEL
+    )
+    triage = triage_graph(
+        policy,
+        calls("transfer_to_refund_agent"),
+        {
+            **calls("transfer_to_billing_agent"),
+            "expect": {
+                "last_tool_result_contains": "handoff denied for subagent tool "
+                "transfer_to_refund_agent: tool is in denied_tools"
+            },
+        },
+    )
+    run = simulate_run(Runner.run(triage, "refund my order"))
+    assert run.final_output == "billing here"
+    assert [(t.from_agent, t.to_agent) for t in run.transfers] == [
+        ("triage_agent", "billing_agent")
+    ]
+    denied = run.trace.handoffs()
+    assert [(h.tool, h.status, h.reason, h.attempts) for h in denied] == [
+        ("transfer_to_refund_agent", "denied", "denied_tool", 0)
+    ]
+    runs = [e.agent for e in run.trace.events if e.type == "run_start"]
+    assert runs == ["triage_agent", "billing_agent"]  # the denied transfer opened no run
+    assert check_invariants(run.trace) == []
+    assert_handoffs_balanced(run)
+
+
+def test_a_denied_transfer_under_fail_ends_the_run_with_the_denial() -> None:
+    from agents import Runner
+
+    from handoff_sim import HandoffDeniedError
+    from handoff_sim.adapters.openai_agents import simulate_run
+
+    triage = triage_graph(
+        HandoffPolicy(allowed_tools={"transfer_to_billing_agent"}),
+        calls("transfer_to_refund_agent"),
+    )
+    run = simulate_run(Runner.run(triage, "refund"), raise_errors=False)
+    assert isinstance(run.error, HandoffDeniedError)
+    assert run.error.reason == "not_allowed"
+    assert str(run.error) == (
+        "handoff denied for subagent tool transfer_to_refund_agent: tool is not in allowed_tools"
+    )
+    [tool_end] = [e for e in run.trace.events if e.type == "tool_end"]
+    assert (tool_end.status, tool_end.output) == ("error", str(run.error))
+
+
+def test_max_transfers_stops_a_ping_pong_between_two_agents() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
+    triage = triage_graph(
+        HandoffPolicy(on_denied=FailureAction.REPORT_TO_MODEL),
+        calls("transfer_to_billing_agent", ids="t1-"),
+        calls("transfer_to_billing_agent", ids="t2-"),
+        billing=[
+            calls("transfer_to_triage_agent", ids="b1-"),
+            calls("transfer_to_triage_agent", ids="b2-"),
+            {"text": "stop", "expect": {"last_tool_result_contains": "max_transfers 3"}},
+        ],
+        max_transfers=3,
+    )
+    run = simulate_run(Runner.run(triage, "loop"))
+    assert run.final_output == "stop"
+    assert [t.to_agent for t in run.transfers] == ["billing_agent", "triage_agent", "billing_agent"]
+    [denied] = run.trace.handoffs()
+    assert (denied.status, denied.reason, denied.error) == (
+        "denied",
+        "not_allowed",
+        "transfer 4 of this run exceeds max_transfers 3",
+    )
