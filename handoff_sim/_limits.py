@@ -17,6 +17,8 @@ __all__ = [
     "MAX_REAL_RUN_SECONDS",
     "MAX_REAL_SECONDS",
     "MAX_RETRIES",
+    "MAX_SCHEMA_CHARS",
+    "MAX_SCHEMA_VALUES",
     "MAX_SECONDS",
     "MAX_STEPS",
     "MAX_TURNS",
@@ -56,6 +58,16 @@ MAX_YAML_DEPTH = 100
 
 MAX_YAML_NODES = 1_000_000
 """Scenario files: values in one document once aliases are expanded (no "billion laughs")."""
+
+MAX_SCHEMA_VALUES = 20_000
+"""Schema-driven arguments (``SchemaModel``, ``AdversarialModel``): the work one argument
+set may take. Each schema entered counts one (an alternative tried and given up included,
+each ``$ref`` followed), and so does each property, ``required`` entry, ``allOf`` member and
+``$ref`` step looked at; an array's items are schemas entered. A ``$ref`` or array fan-out
+past it is refused where the budget ran out."""
+
+MAX_SCHEMA_CHARS = 1_000_000
+"""Schema-driven arguments: the characters of one argument set's strings and keys (1 MB)."""
 
 DEFAULT_MAX_MODEL_CALLS = 10_000
 """Model calls across one top-level run or one Simulation, unless given otherwise."""

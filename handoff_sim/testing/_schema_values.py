@@ -2,15 +2,20 @@
 
 No randomness: the seed picks among alternatives (``enum``, ``anyOf``, a list of types)
 and offsets numbers, as pydantic-ai's ``TestModel`` does. A schema this module cannot
-satisfy is a :class:`SchemaModelError` naming the tool and the place in its schema.
+satisfy is a :class:`SchemaModelError` naming the tool and the place in its schema, and so
+is one whose arguments would pass the budget of one argument set (``MAX_SCHEMA_VALUES``
+values, ``MAX_SCHEMA_CHARS`` characters): a ``$ref`` or array fan-out ends in bounded work.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from handoff_sim._durations import shown
+from handoff_sim._limits import MAX_SCHEMA_CHARS, MAX_SCHEMA_VALUES
 from handoff_sim.errors import ScriptError
 
 __all__ = ["SchemaModelError", "schema_arguments"]
@@ -25,6 +30,11 @@ MAX_ITEMS = 1_000
 MAX_LENGTH = 100_000
 """The most items an array and characters a string may be asked for (``minItems``,
 ``minLength``): a schema asking more is refused rather than filling memory."""
+
+MAX_BOUND = sys.float_info.max
+"""The largest magnitude of a numeric keyword (``minimum``, ``multipleOf``, ...) and of a
+number in ``const``/``enum``: what a JSON number read as a double holds (``inf``, ``nan``
+and ``1e400`` are refused)."""
 
 UNSUPPORTED = (
     "pattern",
@@ -60,16 +70,75 @@ _FORMATS = {
     "uuid": "00000000-0000-4000-8000-000000000000",
 }
 
+_PART_CHARS = 40
+"""A property name or ``$ref`` longer than this is cut in the paths of messages."""
+_SPAN = 2**63
+"""Numbers are offset by the seed within at most this span of their bounds."""
+_SUGGESTION = (
+    "give this tool fixed arguments with SchemaModel(arguments={{{tool!r}: {{...}}}}) or leave "
+    "it out with call_tools=[...]"
+)
+
 
 class SchemaModelError(ScriptError):
     """The schema-driven fake cannot make arguments for a tool: fix the test or the schema."""
 
 
-class _Unsupported(Exception):
-    """A place in the schema no value is made for; the caller says which tool."""
+class _Refused(Exception):
+    """A place in the schema where no arguments are made; the caller says which tool."""
 
     def __init__(self, path: str, problem: str) -> None:
         super().__init__(f"at {path}: {problem}")
+
+
+class _Unsupported(_Refused):
+    """No value is made for this schema; another alternative of an ``anyOf`` may still be."""
+
+
+class _OverBudget(_Refused):
+    """The argument set would pass its budget: no alternative is tried, the whole set fails."""
+
+
+class _Budget:
+    """What one argument set may still take: values (see ``MAX_SCHEMA_VALUES``), characters."""
+
+    __slots__ = ("chars", "values")
+
+    def __init__(self) -> None:
+        self.values = MAX_SCHEMA_VALUES
+        self.chars = MAX_SCHEMA_CHARS
+
+    def spend(self, path: str, values: int = 1) -> None:
+        """Take ``values`` from the budget; refused at ``path`` once it is spent."""
+        self.values -= values
+        if self.values < 0:
+            raise _OverBudget(
+                path,
+                f"the arguments would take more than the {MAX_SCHEMA_VALUES:,} values one "
+                "argument set may take (each schema entered and each property looked at "
+                "counts one): the schema fans out through $ref, arrays or alternatives",
+            )
+
+    def reserve(self, path: str, items: int) -> None:
+        """Refuse ``minItems`` at once when the items alone would spend what is left."""
+        if items > self.values:
+            raise _OverBudget(
+                path,
+                f"keyword 'minItems' asks for {items:,} items, more than the "
+                f"{max(self.values, 0):,} values left of the {MAX_SCHEMA_VALUES:,} one "
+                "argument set may take",
+            )
+
+    def write(self, path: str, chars: int, keyword: str | None = None) -> None:
+        """Take ``chars`` characters (before they are made); refused when too few are left."""
+        if chars > self.chars:
+            what = f"keyword {keyword!r} asks for {chars:,}" if keyword else f"{chars:,} more"
+            raise _OverBudget(
+                path,
+                f"{what} characters, more than the {self.chars:,} left of the "
+                f"{MAX_SCHEMA_CHARS:,} one argument set may take",
+            )
+        self.chars -= chars
 
 
 def schema_arguments(
@@ -81,19 +150,18 @@ def schema_arguments(
     """
     if not schema:  # no parameters at all
         return {}
-    maker = _Maker(schema, seed, include_optional)
+    maker = _Maker(schema, seed, include_optional, _Budget())
     try:
         value = maker.value(schema, "parameters", 0, "")
-    except (TypeError, AttributeError, ValueError) as exc:  # a keyword of the wrong JSON type
+    except (TypeError, AttributeError, ValueError, OverflowError) as exc:  # a wrong JSON type
         raise SchemaModelError(
             f"SchemaModel cannot make arguments for tool {tool!r}: its parameters schema is "
-            f"malformed ({type(exc).__name__}: {exc})"
+            f"malformed ({type(exc).__name__}: {shown(str(exc), 200)})"
         ) from None
-    except _Unsupported as exc:
+    except _Refused as exc:
         raise SchemaModelError(
-            f"SchemaModel cannot make arguments for tool {tool!r}: {exc}; give this tool "
-            f"fixed arguments with SchemaModel(arguments={{{tool!r}: {{...}}}}) or leave it "
-            "out with call_tools=[...]"
+            f"SchemaModel cannot make arguments for tool {tool!r}: {exc}; "
+            + _SUGGESTION.format(tool=tool)
         ) from None
     if not isinstance(value, dict):
         raise SchemaModelError(
@@ -107,11 +175,17 @@ class _Maker:
     """Walks one schema; ``value`` dispatches on the keywords a node has."""
 
     def __init__(
-        self, root: Mapping[str, Any], seed: int, include_optional: bool, nesting: int = 0
+        self,
+        root: Mapping[str, Any],
+        seed: int,
+        include_optional: bool,
+        budget: _Budget,
+        nesting: int = 0,
     ) -> None:
         self.root = root
         self.seed = seed
         self.include_optional = include_optional
+        self.budget = budget
         self.nesting = nesting
 
     def pick(self, options: list[Any]) -> Any:
@@ -121,6 +195,7 @@ class _Maker:
         """A value valid under ``node`` (at ``path``, after ``refs`` ``$ref`` expansions)."""
         if self.nesting >= MAX_NESTING:
             raise _Unsupported(path, f"schemas nest deeper than {MAX_NESTING}")
+        self.budget.spend(path)
         self.nesting += 1
         try:
             return self.made(node, path, refs, name)
@@ -128,13 +203,14 @@ class _Maker:
             self.nesting -= 1
 
     def made(self, node: object, path: str, refs: int, name: str) -> Any:
-        """``value`` without the nesting guard: dispatch on the keywords ``node`` has."""
+        """``value`` without the guards: dispatch on the keywords ``node`` has."""
         if node is True or node == {}:
-            return self.text({}, name)
+            return self.text({}, name, path)
         if not isinstance(node, Mapping):
-            raise _Unsupported(path, f"a schema must be an object or true, got {node!r}")
+            raise _Unsupported(path, f"a schema must be an object or true, got {shown(node)}")
         given = _given_value(node, self.pick)
         if given:
+            self.charge(given[0], path)
             return given[0]
         unsupported = next((k for k in UNSUPPORTED if k in node), None)
         if unsupported is not None:
@@ -148,30 +224,54 @@ class _Maker:
             return self.value(self.merged(node, path, refs), path, refs, name)
         return self.typed(node, path, refs, name)
 
+    def charge(self, given: object, path: str) -> None:
+        """Spend the budget on a value the schema spells out; refuse what JSON cannot hold."""
+        stack = [given]
+        while stack:
+            item = stack.pop()
+            self.budget.spend(path)
+            if isinstance(item, str):
+                self.budget.write(path, len(item))
+            elif isinstance(item, Mapping):
+                self.budget.write(path, sum(len(str(k)) for k in item))
+                stack.extend(item.values())
+            elif isinstance(item, list | tuple):
+                stack.extend(item)
+            elif isinstance(item, int | float) and not isinstance(item, bool):
+                if not -MAX_BOUND <= item <= MAX_BOUND:  # nan fails both
+                    raise _Unsupported(path, f"the value {shown(item)} given is not a JSON number")
+            elif item is not None and not isinstance(item, bool):
+                raise _Unsupported(path, f"the value {shown(item)} given is not a JSON value")
+
     def ref(self, node: Mapping[str, Any], path: str, refs: int, name: str) -> Any:
         ref = node["$ref"]
         if refs >= MAX_REF_DEPTH:
             raise _Unsupported(
-                path, f"$ref {ref!r} nests deeper than {MAX_REF_DEPTH}: a required field recurses"
+                path,
+                f"$ref {_part(ref)!r} nests deeper than {MAX_REF_DEPTH}: a required field recurses",
             )
         target = self.resolve(ref, path)
         rest = {k: v for k, v in node.items() if k != "$ref"}
-        merged = {**target, **rest} if rest and isinstance(target, Mapping) else target
-        return self.value(merged, f"{path}.$ref({ref})", refs + 1, name)
+        if rest and isinstance(target, Mapping):
+            self.budget.spend(path, len(target))
+            target = {**target, **rest}
+        return self.value(target, f"{path}.$ref({_part(ref)})", refs + 1, name)
 
     def resolve(self, ref: object, path: str) -> object:
         """A local JSON pointer (``#``, ``#/$defs/X``, ``#/definitions/X``, ...)."""
         if not isinstance(ref, str) or not ref.startswith("#"):
-            raise _Unsupported(path, f"$ref {ref!r} is not local to the schema (#/...)")
+            raise _Unsupported(path, f"$ref {shown(ref)} is not local to the schema (#/...)")
+        parts = [p for p in ref[1:].split("/") if p]
+        self.budget.spend(path, len(parts))
         node: object = self.root
-        for raw in [p for p in ref[1:].split("/") if p]:
+        for raw in parts:
             part = raw.replace("~1", "/").replace("~0", "~")
             if isinstance(node, Mapping) and part in node:
                 node = node[part]
             elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
                 node = node[int(part)]
             else:
-                raise _Unsupported(path, f"$ref {ref!r} points at nothing")
+                raise _Unsupported(path, f"$ref {_part(ref)!r} points at nothing")
         return node
 
     def alternatives(self, options: object, path: str, refs: int, name: str) -> Any:
@@ -184,7 +284,7 @@ class _Maker:
             index = (start + offset) % len(options)
             try:
                 return self.value(options[index], f"{path}[{index}]", refs, name)
-            except _Unsupported as exc:
+            except _Unsupported as exc:  # a spent budget is not caught: it ends the set
                 first = first or exc
         assert first is not None
         raise first
@@ -192,22 +292,36 @@ class _Maker:
     def merged(self, node: Mapping[str, Any], path: str, refs: int) -> dict[str, Any]:
         """``allOf`` folded into one schema: properties and required lists joined."""
         out = {k: v for k, v in node.items() if k != "allOf"}
+        properties = dict(out.get("properties") or {})
+        required = list(out.get("required") or [])
         for index, part in enumerate(node["allOf"]):
             where = f"{path}.allOf[{index}]"
-            while isinstance(part, Mapping) and "$ref" in part and refs < MAX_REF_DEPTH:
-                part, refs = self.resolve(part["$ref"], where), refs + 1
-            if not isinstance(part, Mapping):
-                raise _Unsupported(where, "must be an object schema")
+            part = self.member(part, where, refs)
+            self.budget.spend(where, 1 + len(part))
             for key, value in part.items():
                 if key == "properties":
-                    out["properties"] = {**out.get("properties", {}), **value}
+                    self.budget.spend(where, len(value))
+                    properties.update(value)
                 elif key == "required":
-                    out["required"] = [*out.get("required", []), *value]
+                    self.budget.spend(where, len(value))
+                    required.extend(value)
                 elif key in out and out[key] != value:
                     raise _Unsupported(where, f"{key!r} differs between allOf members")
                 else:
                     out[key] = value
+        if properties:
+            out["properties"] = properties
+        if required:
+            out["required"] = required
         return out
+
+    def member(self, part: object, where: str, refs: int) -> Mapping[str, Any]:
+        """One ``allOf`` member, its ``$ref`` chain followed (as far as ``MAX_REF_DEPTH``)."""
+        while isinstance(part, Mapping) and "$ref" in part and refs < MAX_REF_DEPTH:
+            part, refs = self.resolve(part["$ref"], where), refs + 1
+        if not isinstance(part, Mapping):
+            raise _Unsupported(where, "must be an object schema")
+        return part
 
     def typed(self, node: Mapping[str, Any], path: str, refs: int, name: str) -> Any:
         kind = node.get("type")
@@ -215,88 +329,174 @@ class _Maker:
             kind = self.pick(kind)
         if kind is None:
             kind = "object" if "properties" in node else "array" if "items" in node else "string"
-        make = _TYPED.get(str(kind))
+        make = _TYPED.get(kind) if isinstance(kind, str) else None
         if make is None:
-            raise _Unsupported(path, f"type {kind!r} is not a JSON Schema type")
+            raise _Unsupported(path, f"type {shown(kind)} is not a JSON Schema type")
         return make(self, node, path, refs, name)
 
     def object(self, node: Mapping[str, Any], path: str, refs: int, name: str) -> dict[str, Any]:
         properties = node.get("properties") or {}
         required = list(node.get("required") or [])
+        self.budget.spend(path, len(properties) + len(required))
+        wanted = set(required)
         out: dict[str, Any] = {}
         for key, sub in properties.items():
-            if key in required or self.include_optional:
-                out[key] = self.value(sub, f"{path}.properties.{key}", refs, key)
+            if key in wanted or self.include_optional:
+                self.budget.write(path, len(str(key)))
+                out[key] = self.value(sub, f"{path}.properties.{_part(key)}", refs, key)
         extra = node.get("additionalProperties", True)
         for key in required:
             if key in out:
                 continue
             if extra is False:
-                raise _Unsupported(path, f"required {key!r} has no schema and no others allowed")
+                raise _Unsupported(
+                    path, f"required {_part(key)!r} has no schema and no others allowed"
+                )
             sub = extra if isinstance(extra, Mapping) else {}
+            self.budget.write(path, len(str(key)))
             out[key] = self.value(sub, f"{path}.additionalProperties", refs, key)
-        if len(out) < int(node.get("minProperties", 0)):
+        if len(out) < (_count(node, "minProperties", path) or 0):
             raise _Unsupported(path, "keyword 'minProperties' asks for more than the schema gives")
         return out
 
     def array(self, node: Mapping[str, Any], path: str, refs: int, name: str) -> list[Any]:
+        prefix_key = "prefixItems"
         prefix = list(node.get("prefixItems") or [])
         items = node.get("items", {})
         if isinstance(items, list):  # before 2020-12, a tuple was an ``items`` list
-            prefix, items = prefix or items, False
-        low, high = int(node.get("minItems", 0)), node.get("maxItems")
+            if not prefix:
+                prefix, prefix_key = items, "items"
+            items = False
+        low = _count(node, "minItems", path) or 0
         if low > MAX_ITEMS:
             raise _Unsupported(path, f"keyword 'minItems' asks for more than {MAX_ITEMS} items")
+        self.budget.reserve(path, low)
         count = max(low, len(prefix), 1 if items is not False else 0)
-        if high is not None:
-            count = min(count, int(high))
+        high = _count(node, "maxItems", path)
         out: list[Any] = []
-        for index in range(count):
+        for index in range(count if high is None else min(count, high)):
             sub = prefix[index] if index < len(prefix) else items
             if sub is False:
                 break
-            maker = _Maker(self.root, self.seed + index, self.include_optional, self.nesting)
-            out.append(maker.value(sub, f"{path}.items[{index}]", refs, name or "item"))
+            where = f"{path}.{prefix_key}[{index}]" if index < len(prefix) else f"{path}.items"
+            seed = self.seed + index
+            maker = _Maker(self.root, seed, self.include_optional, self.budget, self.nesting)
+            out.append(maker.value(sub, where, refs, name or "item"))
         if node.get("uniqueItems") and len({repr(v) for v in out}) < len(out):
             raise _Unsupported(path, "keyword 'uniqueItems': the items made are not unique")
         if len(out) < low:
             raise _Unsupported(path, f"keyword 'minItems': only {len(out)} item(s) can be made")
         return out
 
-    def text(self, node: Mapping[str, Any], name: str, path: str = "") -> str:
+    def text(self, node: Mapping[str, Any], name: str, path: str) -> str:
         fmt = node.get("format")
         value = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
         value = value or f"{name or 'text'}-{self.seed}"
-        low, high = int(node.get("minLength", 0)), node.get("maxLength")
+        low = _count(node, "minLength", path) or 0
         if low > MAX_LENGTH:
             raise _Unsupported(path, f"keyword 'minLength' asks for more than {MAX_LENGTH}")
-        if len(value) < low:
-            value += "x" * (low - len(value))
-        if high is not None and len(value) > int(high):
-            value = value[: int(high)]
-        return value
+        size = max(low, len(value))
+        high = _count(node, "maxLength", path)
+        if high is not None:
+            size = min(size, high)
+        self.budget.write(path, size, "minLength" if size > len(value) else None)
+        if len(value) < size:
+            value += "x" * (size - len(value))
+        return value[:size]
 
     def number(self, node: Mapping[str, Any], path: str, integer: bool) -> int | float:
-        low = _bound(node, "minimum", "exclusiveMinimum", +1 if integer else 0.5)
-        high = _bound(node, "maximum", "exclusiveMaximum", -1 if integer else -0.5)
+        low = _bound(node, path, "minimum", "exclusiveMinimum", +1 if integer else 0.5)
+        high = _bound(node, path, "maximum", "exclusiveMaximum", -1 if integer else -0.5)
+        step = _finite(node, "multipleOf", path)
+        if step is not None and step <= 0:
+            raise _Unsupported(path, f"keyword 'multipleOf' must be > 0, got {shown(step)}")
         if integer:
             low = None if low is None else math.ceil(low)
             high = None if high is None else math.floor(high)
-        if low is not None and high is not None:
-            span = high - low
-            value = low + (self.seed % (int(span) + 1) if span >= 1 else 0)
-        elif low is not None:
-            value = low + self.seed
-        elif high is not None:
-            value = high - self.seed
-        else:
-            value = self.seed
-        step = node.get("multipleOf")
+        value = self.within(low, high)
         if step:
-            value = (-(-value // step)) * step  # the first multiple at or above
+            value = _multiple(value, step, path)
         if (low is not None and value < low) or (high is not None and value > high):
-            raise _Unsupported(path, "no number fits its bounds (minimum/maximum/multipleOf)")
+            raise _Unsupported(path, f"no number fits its bounds ({_bounds_text(node)})")
         return int(value) if integer else float(value)
+
+    def within(self, low: float | None, high: float | None) -> float:
+        """The lower bound plus the seed (wrapped below the upper one), or the upper minus it."""
+        if low is not None and high is not None:
+            span = high - low  # may be inf for two finite bounds of opposite signs
+            return low + (self.seed % (int(min(span, _SPAN)) + 1) if span >= 1 else 0)
+        if low is not None:
+            return low + self.seed
+        if high is not None:
+            return high - self.seed
+        return self.seed
+
+
+def _part(text: object) -> str:
+    """A property name or ``$ref`` for a path in a message, cut when long."""
+    value = str(text)
+    return value if len(value) <= _PART_CHARS else value[: _PART_CHARS - 3] + "..."
+
+
+def _count(node: Mapping[str, Any], keyword: str, path: str) -> int | None:
+    """A non-negative integer keyword (``minItems``, ``maxLength``, ...), or None if absent."""
+    value = node.get(keyword)
+    if value is None:
+        return None
+    if isinstance(value, float) and value.is_integer():  # 3.0 is 3; inf and nan are not
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _Unsupported(
+            path, f"keyword {keyword!r} must be a non-negative integer, got {shown(value)}"
+        )
+    return value
+
+
+def _finite(node: Mapping[str, Any], keyword: str, path: str) -> Any:
+    """A numeric keyword as given, refused unless a finite number within ``MAX_BOUND``."""
+    value = node.get(keyword)
+    if value is None or (isinstance(value, bool) and keyword.startswith("exclusive")):
+        return value  # absent, or draft 4's boolean exclusiveMinimum/exclusiveMaximum
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _Unsupported(path, f"keyword {keyword!r} must be a number, got {shown(value)}")
+    if not -MAX_BOUND <= value <= MAX_BOUND:  # nan fails both comparisons
+        raise _Unsupported(
+            path,
+            f"keyword {keyword!r} must be a finite number between -{MAX_BOUND:.4g} and "
+            f"{MAX_BOUND:.4g}, got {shown(value)}",
+        )
+    return value
+
+
+def _bound(node: Mapping[str, Any], path: str, inclusive: str, exclusive: str, nudge: float) -> Any:
+    """The tightest inclusive bound: ``minimum``, or ``exclusiveMinimum`` nudged inwards."""
+    found = _finite(node, inclusive, path)
+    strict = _finite(node, exclusive, path)
+    if isinstance(strict, bool):
+        return found + nudge if strict and found is not None else found  # draft 4 spelling
+    if strict is not None:
+        moved = strict + nudge
+        if found is None or (moved > found if nudge > 0 else moved < found):
+            return moved
+    return found
+
+
+def _multiple(value: float, step: float, path: str) -> float:
+    """The first multiple of ``step`` at or above ``value``; refused when it is out of reach."""
+    try:
+        multiple = (-(-value // step)) * step
+    except OverflowError:
+        multiple = math.inf
+    if not -MAX_BOUND <= multiple <= MAX_BOUND:
+        raise _Unsupported(
+            path, f"keyword 'multipleOf' {shown(step)} has no multiple near {shown(value)}"
+        )
+    return multiple
+
+
+def _bounds_text(node: Mapping[str, Any]) -> str:
+    keywords = ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf")
+    return ", ".join(f"{k} {shown(node[k])}" for k in keywords if k in node)
 
 
 def _given_value(node: Mapping[str, Any], pick: Callable[[list[Any]], Any]) -> list[Any]:
@@ -308,19 +508,6 @@ def _given_value(node: Mapping[str, Any], pick: Callable[[list[Any]], Any]) -> l
         if isinstance(options, list) and options:
             return [pick(options)]
     return []
-
-
-def _bound(node: Mapping[str, Any], inclusive: str, exclusive: str, nudge: float) -> Any:
-    """The tightest inclusive bound: ``minimum``, or ``exclusiveMinimum`` nudged inwards."""
-    found = node.get(inclusive)
-    strict = node.get(exclusive)
-    if isinstance(strict, bool) and strict and found is not None:  # draft 4 spelling
-        return found + nudge
-    if isinstance(strict, int | float) and not isinstance(strict, bool):
-        moved = strict + nudge
-        if found is None or (moved > found if nudge > 0 else moved < found):
-            return moved
-    return found
 
 
 _TYPED: dict[str, Callable[[_Maker, Mapping[str, Any], str, int, str], Any]] = {

@@ -2,7 +2,10 @@
 
 Every behaviour is one way a real model (or a broken provider) can misbehave.
 The model picks one enabled behaviour per turn from its own ``random.Random``,
-so the same seed and the same runtime give the same answers. After
+so the same seed and the same runtime give the same answers. A call to an offered
+tool carries arguments made from that tool's JSON Schema (as ``SchemaModel`` makes
+them), so a framework's delegation tools (``{"input": ...}``, a user's own
+parameters) are really run, sub-agents included. After
 ``max_turns`` turns of one run it answers with text, so a run ends by itself;
 only :attr:`Behaviour.ENDLESS_LATENCY` never answers, on purpose: the
 runtime's guards (per-attempt timeout, simulation deadline) must stop it.
@@ -22,6 +25,7 @@ from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, ToolSpec
 from handoff_sim.subagents import normalize_tool_name
 from handoff_sim.testing._steps import SimulatedModelError
+from handoff_sim.testing._tool_arguments import ToolArguments
 
 __all__ = [
     "ALL_BEHAVIOURS",
@@ -52,6 +56,10 @@ class Behaviour(StrEnum):
     RAISING = "raising"
     EMPTY_RESPONSE = "empty_response"
     MIXED_TEXT_AND_CALLS = "mixed_text_and_calls"
+    VALID_CALLS = "valid_calls"
+    """Every offered tool once, with arguments valid under its schema."""
+    NEAR_VALID_ARGUMENTS = "near_valid_arguments"
+    """Schema-valid arguments but for one thing: a field missing, mistyped or extra."""
 
 
 ALL_BEHAVIOURS: tuple[Behaviour, ...] = tuple(Behaviour)
@@ -89,6 +97,8 @@ class _Turn:
         self.request = request
         self.number = number
         self.rng = model.rng
+        tools = {t.name: t for t in reversed(request.tools)}  # the first of a name wins
+        self.arguments = ToolArguments(tools, model.seed + number)
 
     def call_id(self, index: int) -> str:
         return f"adv_{self.number}_{index}"
@@ -105,6 +115,10 @@ class _Turn:
         tools = self.delegation_tools()
         return self.rng.choice(tools) if tools else self.any_tool()
 
+    def valid(self, name: str, text: str = "adversarial task") -> str:
+        """JSON arguments for ``name`` valid under its schema (``task`` says ``text``)."""
+        return json.dumps(self.arguments.valid(name, f"{text} {self.number}"))
+
     def calls(self, name: str, arguments: Iterable[str]) -> ModelResponse:
         return ModelResponse(
             tool_calls=tuple(ToolCall(self.call_id(i), name, a) for i, a in enumerate(arguments))
@@ -112,9 +126,10 @@ class _Turn:
 
 
 def _is_delegation(spec: ToolSpec) -> bool:
+    """A ``subagent_*`` tool, a ``task``-shaped one, or the SDK's agent tool (``{input}``)."""
     properties = spec.parameters.get("properties") if spec.parameters else None
     return spec.name.startswith("subagent_") or (
-        isinstance(properties, dict) and "task" in properties
+        isinstance(properties, dict) and ("task" in properties or set(properties) == {"input"})
     )
 
 
@@ -152,8 +167,13 @@ def _oversized(turn: _Turn) -> ModelResponse:
 
 def _duplicate_ids(turn: _Turn) -> ModelResponse:
     ids = ("dup", "dup", "", "dup", " ")
-    calls = tuple(ToolCall(i, turn.target(), _task(turn)) for i in ids)
+    calls = tuple(ToolCall(i, name, turn.valid(name)) for i, name in _targets(turn, ids))
     return ModelResponse(tool_calls=calls)
+
+
+def _targets(turn: _Turn, ids: Iterable[str]) -> list[tuple[str, str]]:
+    """Each call id with a target of its own, drawn in order."""
+    return [(i, turn.target()) for i in ids]
 
 
 def _self_delegation(turn: _Turn) -> ModelResponse:
@@ -166,9 +186,15 @@ def _self_delegation(turn: _Turn) -> ModelResponse:
 
 
 def _deep_recursion(turn: _Turn) -> ModelResponse:
-    tools = turn.delegation_tools() or [normalize_tool_name(turn.request.agent)]
+    """Every sub-agent tool; if none is known as one, every tool (a framework's delegation
+    tools have the user's own names and parameters); with no tool, the agent's own name."""
+    tools = (
+        turn.delegation_tools()
+        or list(dict.fromkeys(turn.request.tool_names))
+        or [normalize_tool_name(turn.request.agent)]
+    )
     calls = tuple(
-        ToolCall(turn.call_id(i), name, _task(turn, "delegate this further"))
+        ToolCall(turn.call_id(i), name, turn.valid(name, "delegate this further"))
         for i, name in enumerate(tools)
     )
     return ModelResponse(tool_calls=calls)
@@ -182,14 +208,17 @@ def _reserved_prefix(turn: _Turn) -> ModelResponse:
 def _fan_out(turn: _Turn) -> ModelResponse:
     names = turn.request.tool_names or ("no_tools_offered",)
     calls = tuple(
-        ToolCall(turn.call_id(i), names[i % len(names)], _task(turn, f"part {i}"))
+        ToolCall(
+            turn.call_id(i), names[i % len(names)], turn.valid(names[i % len(names)], f"part {i}")
+        )
         for i in range(turn.model.fan_out)
     )
     return ModelResponse(tool_calls=calls)
 
 
 def _repeated(turn: _Turn) -> ModelResponse:
-    call = ToolCall("same", turn.target(), _task(turn, "again"))
+    name = turn.target()
+    call = ToolCall("same", name, turn.valid(name, "again"))
     return ModelResponse(tool_calls=(call,) * turn.rng.randint(2, 8))
 
 
@@ -203,8 +232,24 @@ def _empty(turn: _Turn) -> ModelResponse:
 
 
 def _mixed(turn: _Turn) -> ModelResponse:
-    call = ToolCall(turn.call_id(0), turn.target(), _task(turn))
+    name = turn.target()
+    call = ToolCall(turn.call_id(0), name, turn.valid(name))
     return ModelResponse(text="let me think… and also call a tool", tool_calls=(call,))
+
+
+def _valid_calls(turn: _Turn) -> ModelResponse:
+    names = list(dict.fromkeys(turn.request.tool_names))
+    if not names:
+        return ModelResponse(text="adversarial model: no tool offered to call")
+    return ModelResponse(
+        tool_calls=tuple(ToolCall(turn.call_id(i), n, turn.valid(n)) for i, n in enumerate(names))
+    )
+
+
+def _near_valid(turn: _Turn) -> ModelResponse:
+    name = turn.target()
+    text = f"adversarial task {turn.number}"
+    return turn.calls(name, [turn.arguments.near_valid(name, text, turn.rng)])
 
 
 def _never(turn: _Turn) -> ModelResponse:  # pragma: no cover - handled before dispatch
@@ -228,6 +273,8 @@ _MAKERS: dict[Behaviour, _Make] = {
     Behaviour.RAISING: _raising,
     Behaviour.EMPTY_RESPONSE: _empty,
     Behaviour.MIXED_TEXT_AND_CALLS: _mixed,
+    Behaviour.VALID_CALLS: _valid_calls,
+    Behaviour.NEAR_VALID_ARGUMENTS: _near_valid,
 }
 
 

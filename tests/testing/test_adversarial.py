@@ -101,6 +101,8 @@ _EXPECTED: dict[Behaviour, tuple[type[BaseException] | None, Callable[[Trace], b
             if isinstance(e, ModelResponseEvent)
         ),
     ),
+    Behaviour.VALID_CALLS: (None, lambda t: bool(t.handoffs())),
+    Behaviour.NEAR_VALID_ARGUMENTS: (None, lambda t: bool(t.handoffs() or _tool_errors(t))),
 }
 
 
