@@ -235,3 +235,117 @@ def test_max_transfers_stops_a_ping_pong_between_two_agents() -> None:
         "not_allowed",
         "transfer 4 of this run exceeds max_transfers 3",
     )
+
+
+# -- failures a retry cannot fix ------------------------------------------------------------
+
+
+def guarded_researcher() -> Any:
+    """A delegate whose ``@input_guardrail`` trips on every input, as the SDK docs write one."""
+    from agents import Agent, GuardrailFunctionOutput, input_guardrail
+
+    from handoff_sim.adapters.openai_agents import SimModel
+
+    @input_guardrail
+    async def no_homework(ctx: Any, agent: Any, text: Any) -> GuardrailFunctionOutput:
+        return GuardrailFunctionOutput(output_info="homework", tripwire_triggered=True)
+
+    return Agent(
+        name="researcher",
+        instructions="Research",
+        input_guardrails=[no_homework],
+        model=SimModel(ScriptedModel(["never asked"] * 3)),
+    )
+
+
+def delegating(policy: HandoffPolicy, arguments: Any, expect: str) -> Any:
+    from agents import Agent
+
+    from handoff_sim.adapters.openai_agents import SimModel, governed
+
+    research = governed(guarded_researcher(), tool_name="research", policy=policy)
+    script = [
+        calls("research", arguments=arguments),
+        {"text": "done", "expect": {"last_tool_result_contains": expect}},
+    ]
+    return Agent(name="triage", tools=[research], model=SimModel(ScriptedModel(script)))
+
+
+SDK_WORDING = "An error occurred while running the tool. Please try again."
+
+
+def test_a_guardrail_tripwire_in_a_governed_delegate_is_not_retried() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
+    triage = delegating(HandoffPolicy(max_retries=2), {"input": "do my homework"}, SDK_WORDING)
+    run = simulate_run(Runner.run(triage, "go"))
+    [research] = run.trace.handoffs()
+    assert (research.status, research.attempts) == ("failed", 1)
+    assert research.error == "Guardrail InputGuardrail triggered tripwire"  # the SDK's message
+    [tool_end] = [e for e in run.trace.events if e.type == "tool_end"]
+    assert tool_end.output == SDK_WORDING  # as as_tool answers any failure, not Error: <Class>
+
+
+def test_the_sdk_refusal_of_a_calls_arguments_is_not_retried() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
+    triage = delegating(HandoffPolicy(max_retries=2), {"question": "x"}, SDK_WORDING)
+    run = simulate_run(Runner.run(triage, "go"))
+    [research] = run.trace.handoffs()
+    assert (research.status, research.attempts) == ("failed", 1)
+    assert research.error is not None
+    assert research.error.startswith("Invalid JSON input for tool research")
+
+
+def test_a_policy_retry_on_overrides_the_sdk_classification() -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+
+    policy = HandoffPolicy(max_retries=2, retry_on=lambda error: True)
+    run = simulate_run(Runner.run(delegating(policy, {"input": "x"}, SDK_WORDING), "go"))
+    assert [h.attempts for h in run.trace.handoffs()] == [3]
+
+
+# -- what a newcomer's test reaches for -----------------------------------------------------
+
+
+def test_simulated_run_final_output_is_the_sdk_results_final_output() -> None:
+    from agents import Agent, Runner
+
+    from handoff_sim.adapters.openai_agents import SimModel, simulate_run
+
+    agent = Agent(name="helper", model=SimModel(ScriptedModel(["42"])))
+    run = simulate_run(Runner.run(agent, "the answer?"))
+    assert run.final_output == "42"
+    assert run.output == "42"
+    failed = simulate_run(Runner.run(agent, "again"), raise_errors=False)  # script used up
+    assert failed.error is not None
+    assert failed.final_output is None
+
+
+def test_a_governed_tool_without_a_description_is_described_by_the_agents_handoff_description() -> (
+    None
+):
+    from agents import Agent
+
+    from handoff_sim.adapters.openai_agents import governed
+
+    spanish = Agent(name="spanish_agent", handoff_description="An english to spanish translator")
+    assert governed(spanish).description == "An english to spanish translator"
+    assert governed(spanish, tool_description="Spanish").description == "Spanish"
+
+
+def test_what_a_test_needs_imports_from_the_top_level() -> None:
+    import handoff_sim
+    from handoff_sim.adapters.openai_agents import Transfer
+    from handoff_sim.errors import HandoffDeniedError
+    from handoff_sim.invariants import check_invariants
+
+    assert handoff_sim.Transfer is Transfer
+    assert handoff_sim.HandoffDeniedError is HandoffDeniedError
+    assert handoff_sim.check_invariants is check_invariants
