@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from handoff_sim._terminal import escape_value
 from handoff_sim.errors import HandoffSimError
 
 __all__ = ["Problem", "ScenarioError", "ScenarioFileError"]
@@ -30,8 +31,9 @@ class Problem:
     message: str
 
     def format(self) -> str:
-        """``path:line:col: field.path: message``."""
-        return f"{self.path}:{self.line}:{self.column}: {self.field}: {self.message}"
+        """``path:line:col: field.path: message`` on one line: a control character of a
+        name quoted in it (a line break included) is shown as its escape."""
+        return escape_value(f"{self.path}:{self.line}:{self.column}: {self.field}: {self.message}")
 
 
 class ScenarioFileError(ScenarioError):

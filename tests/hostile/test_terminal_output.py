@@ -26,6 +26,7 @@ FILES = Path(__file__).parent / "files"
 SCENARIOS = FILES / "control_characters_in_names.yaml"
 OTLP = FILES / "otlp_control_characters_in_names.json"
 EXPECT = FILES / "expect_control_characters.yaml"
+REFUSED = FILES / "control_characters_in_refused_names.yaml"
 
 # Format characters that reorder or hide what a terminal shows (bidi embeddings,
 # overrides, isolates and marks); every other control is found by its category.
@@ -50,6 +51,8 @@ def forged_lines(text: str) -> list[str]:
 # what each front end is given, and the exit code it must end with
 COMMANDS: dict[str, tuple[list[str], int]] = {
     "validate": (["validate", str(SCENARIOS)], 0),
+    "validate a refused file": (["validate", str(REFUSED)], 2),
+    "run a refused file": (["run", str(REFUSED)], 2),
     "run": (["run", str(SCENARIOS)], 1),
     "run -v": (["run", "-v", str(SCENARIOS)], 1),
     "run -q": (["run", "-q", str(SCENARIOS)], 1),
@@ -105,6 +108,20 @@ def test_terminal_never_receives_control_characters_from_a_pytest_run(
     assert report.stat().st_size > 0
 
 
+def test_pytest_collection_error_keeps_each_problem_on_one_escaped_line(
+    pytester: pytest.Pytester,
+) -> None:
+    shutil.copy(REFUSED, pytester.path / REFUSED.name)
+    result = pytester.runpytest_inprocess("--handoff-scenarios", REFUSED.name)
+    text = result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(errors=1)
+    problems = [line for line in result.outlines if line.startswith(f"{REFUSED.name}:")]
+    assert len(problems) == 3
+    assert "undefined agent 'nobody\\x1b]0;t\\x07\\nPASS forged.yaml::agent'" in problems[0]
+    assert not raw_controls(text)
+    assert not forged_lines(text)
+
+
 def test_run_html_report_is_written_whatever_the_names_hold(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -115,24 +132,25 @@ def test_run_html_report_is_written_whatever_the_names_hold(
     assert "hostile-fails" in page.read_text("utf-8")
 
 
-def test_console_script_prints_lone_surrogates_as_escapes_on_a_real_stdout(
-    tmp_path: Path,
-) -> None:
-    """A real stdout (strict UTF-8) raises on a lone surrogate: nothing raw may reach it."""
-    for argv in (["run", "-v", str(SCENARIOS)], ["check", str(OTLP)]):
-        done = subprocess.run(
-            [sys.executable, "-m", "handoff_sim", *argv],
-            capture_output=True,
-            cwd=tmp_path,
-            timeout=120,
-            check=False,
-        )
-        out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
-        assert done.returncode in (0, 1), err
-        assert "Traceback" not in err
-        assert "\\ud800" in out
-        assert not raw_controls(out + err)
-        assert not forged_lines(out)
+def test_commands_print_lone_surrogates_as_escapes_on_a_real_stdout(tmp_path: Path) -> None:
+    """A real stdout (strict UTF-8) raises on a lone surrogate: nothing raw may reach it.
+
+    One interpreter runs ``run -v`` and ``check`` (a second of start-up and imports)."""
+    program = (
+        "import sys\n"
+        "from handoff_sim.cli import main\n"
+        f"codes = main(['run', '-v', {str(SCENARIOS)!r}]), main(['check', {str(OTLP)!r}])\n"
+        "sys.exit(0 if codes == (1, 0) else 3)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, cwd=tmp_path, timeout=120, check=False
+    )
+    out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
+    assert done.returncode == 0, err
+    assert "Traceback" not in err
+    assert out.count("\\ud800") >= 2  # in the scenario's output and the recorded agent name
+    assert not raw_controls(out + err)
+    assert not forged_lines(out)
 
 
 def test_a_recorded_trace_cannot_forge_a_pass_line_in_check(
