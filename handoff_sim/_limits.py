@@ -14,6 +14,10 @@ __all__ = [
     "MAX_FAN_OUT",
     "MAX_NESTING",
     "MAX_OVERSIZED_BYTES",
+    "MAX_PATTERN_CHECK_SECONDS",
+    "MAX_PATTERN_SECONDS",
+    "MAX_PATTERN_SIZE",
+    "MAX_REAL_GRACE_SECONDS",
     "MAX_REAL_RUN_SECONDS",
     "MAX_REAL_SECONDS",
     "MAX_RETRIES",
@@ -49,6 +53,22 @@ MAX_REAL_SECONDS = 1.0
 
 MAX_REAL_RUN_SECONDS = 10.0
 """Scenario files with ``clock: real``: the whole run (every turn), in real seconds."""
+
+MAX_REAL_GRACE_SECONDS = 1.0
+"""Scenario files with ``clock: real``: how long work cancelled at the deadline may take to
+end before it is abandoned (the run has failed by then either way)."""
+
+MAX_PATTERN_SECONDS = 1.0
+"""A user's regular expression (``{match: ...}``, ``error.match``) against one text: past it
+the match stops and its expectation fails. Counted in processor seconds while it matches
+(the ``regex`` module's timeout), which are real seconds unless the machine is busy."""
+
+MAX_PATTERN_CHECK_SECONDS = 5.0
+"""Every regular expression of one scenario's expectations together, in real seconds."""
+
+MAX_PATTERN_SIZE = 100_000
+"""A user's regular expression, counted with its repeats written out (``(?:a{100}){100}``
+counts 10,000): the matching engine unrolls counted repeats, about 300 bytes each."""
 
 MAX_NESTING = 200
 """Agent runs nested inside one another (handoff inside handoff) in one run."""

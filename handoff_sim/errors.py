@@ -25,6 +25,7 @@ HandoffSimError
 │   │   └── HandoffDeniedInRunError (AgentsException)
 │   │                                       [adapters.openai_agents] the same, out of Runner.run
 │   ├── MaxStepsExceededError               the ReAct loop ran out of steps
+│   ├── RealTimeDeadlineError               a ``clock: real`` scenario went over its real deadline
 │   └── VirtualTimeError                    a simulated run cannot go on
 │       ├── VirtualDeadlockError            every task blocked, no timer pending
 │       └── VirtualDeadlineError            virtual time passed the simulation's deadline
@@ -38,6 +39,7 @@ HandoffSimError
 │   │                                       assert_complete() found steps left
 │   └── ModelResponseError (TypeError)      a model client returned a malformed response
 ├── SessionStoreError                      a session could not be saved, or a stored one read back
+├── PatternTimeoutError                    a user's regular expression took too long on a text
 ├── HandoffTimeoutError (TimeoutError)     an attempt timed out; the model sees it
 ├── UnknownToolError (LookupError)         a tool executor does not serve a name
 ├── ResultNormalizationError (TypeError, ValueError)
@@ -92,7 +94,9 @@ __all__ = [
     "ModelResponseError",
     "OtlpError",
     "OtlpFormatError",
+    "PatternTimeoutError",
     "PolicyError",
+    "RealTimeDeadlineError",
     "ReservedPrefixError",
     "RetryClassifierError",
     "RunError",
@@ -252,6 +256,15 @@ class VirtualDeadlockError(VirtualTimeError):
     """Under simulation every task waits and no timer is pending: it would hang forever."""
 
 
+class RealTimeDeadlineError(RunError):
+    """A ``clock: real`` scenario ran past its real-time deadline.
+
+    Raised however the run ended: cancelled at the deadline, still running after it
+    (its work ignored the cancellation) or finished late (blocked the loop). It fails
+    the scenario whatever ``expect.error`` says.
+    """
+
+
 class VirtualDeadlineError(VirtualTimeError):
     """Virtual time passed the simulation's deadline (a guard against endless runs)."""
 
@@ -297,6 +310,29 @@ class ModelResponseError(ScriptError, TypeError):
         self.agent = agent
         self.step = step
         self.problem = problem
+
+
+class PatternTimeoutError(HandoffSimError):
+    """A user's regular expression took longer than its time budget on one text.
+
+    Catastrophic backtracking (``^(a|a)+$`` on sixty ``a`` and a ``!``) would run for
+    hours; the match is stopped instead, and the expectation it served fails. ``pattern``
+    is the expression, ``length`` the characters of the text, ``seconds`` the budget.
+    """
+
+    def __init__(self, pattern: str, length: int, seconds: float, *, spent: bool = False) -> None:
+        if spent:
+            why = f"was not tried: the patterns of this check already took {seconds:g}s together"
+        else:
+            why = f"took longer than {seconds:g}s on a text of {length} characters"
+        shown = repr(pattern) if len(pattern) <= 60 else repr(pattern[:57]) + "..."
+        super().__init__(
+            f"pattern {shown} {why} (it backtracks too much: avoid a repeat "
+            "inside a repeat, such as (a+)+ or (a|a)*)"
+        )
+        self.pattern = pattern
+        self.length = length
+        self.seconds = seconds
 
 
 class SessionStoreError(HandoffSimError):

@@ -27,6 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_durations",
             "_frozen",
             "_limits",
+            "_patterns",
             "_references",
             "_safe",
             "_terminal",

@@ -8,7 +8,7 @@ from typing import Any
 
 from handoff_sim._durations import parse_duration
 from handoff_sim._safe import JsonProblem, dump_json, error_message
-from handoff_sim.errors import ConfigurationError, ScriptAssertionError
+from handoff_sim.errors import ConfigurationError, PatternTimeoutError, ScriptAssertionError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 
 __all__ = ["ScriptStep", "SimulatedModelError", "check_request", "parse_step", "parse_steps"]
@@ -97,9 +97,22 @@ def parse_step(raw: Any, index: int, *, where: str | None = None) -> ScriptStep:
 
 
 def check_request(step: ScriptStep, request: ModelRequest, agent: str, index: int) -> None:
-    """Apply the step's ``expect``/``check`` to the request it answers."""
+    """Apply the step's ``expect``/``check`` to the request it answers.
+
+    A failed expectation raises ``ScriptAssertionError``; so does a pattern of the check
+    that took too long (``PatternTimeoutError``): either way the step's expectation
+    could not be shown to hold.
+    """
     where = f"agent {agent!r}, script step {index}"
-    expect = step.expect or {}
+    try:
+        _check_expect(step.expect or {}, request, where)
+        if step.check is not None and step.check(request) is False:
+            raise ScriptAssertionError(f"{where}: check {step.check!r} returned False")
+    except PatternTimeoutError as exc:
+        raise ScriptAssertionError(f"{where}: {exc}") from None
+
+
+def _check_expect(expect: Mapping[str, Any], request: ModelRequest, where: str) -> None:
     if "last_tool_result_contains" in expect:
         wanted = str(expect["last_tool_result_contains"])
         results = request.last_tool_results()
@@ -122,8 +135,6 @@ def check_request(step: ScriptStep, request: ModelRequest, agent: str, index: in
                 f"{where}: expected the user input to contain {wanted!r}, got "
                 f"{users[-1] if users else None!r}"
             )
-    if step.check is not None and step.check(request) is False:
-        raise ScriptAssertionError(f"{where}: check {step.check!r} returned False")
 
 
 def parse_steps(steps: Sequence[Any]) -> tuple[ScriptStep, ...]:

@@ -12,6 +12,7 @@ from handoff_sim._durations import parse_duration
 from handoff_sim.errors import (
     ConfigurationError,
     FunctionModelError,
+    ScriptAssertionError,
     ScriptExhaustedError,
     UnconsumedStepsError,
 )
@@ -29,9 +30,20 @@ __all__ = ["FunctionModel", "ScriptedModel"]
 _ANSWERS = "a ModelResponse, a str (text), a list of tool calls, a step dict or an exception"
 
 
-async def _play(step: ScriptStep, request: ModelRequest, agent: str, number: int) -> ModelResponse:
-    """Check the step's expectations, wait its latency, then raise its error or answer."""
-    check_request(step, request, agent, number)
+async def _play(
+    step: ScriptStep,
+    request: ModelRequest,
+    agent: str,
+    number: int,
+    failures: list[ScriptAssertionError],
+) -> ModelResponse:
+    """Check the step's expectations (a failure is also kept in ``failures``), wait its
+    latency, then raise its error or answer."""
+    try:
+        check_request(step, request, agent, number)
+    except ScriptAssertionError as exc:
+        failures.append(exc)
+        raise
     if step.latency:
         await asyncio.sleep(step.latency)
     if step.exception is not None:
@@ -68,7 +80,9 @@ class ScriptedModel:
     Steps are dicts — ``{"text": ...}``, ``{"tool_calls": [...]}``,
     ``{"error": ...}`` — each with an optional ``latency`` (seconds or ``"250ms"``)
     and an optional ``expect`` on the request it answers. Every request is kept
-    in :attr:`requests`. Call :meth:`assert_complete` to prove every step was used.
+    in :attr:`requests`, every failed step expectation in :attr:`failures` (also when
+    the code calling the model caught the ``ScriptAssertionError``). Call
+    :meth:`assert_complete` to prove every step was used.
     """
 
     model_name = "scripted"
@@ -78,6 +92,7 @@ class ScriptedModel:
             raise ConfigurationError(f"ScriptedModel name must be a str, got {name!r}")
         self.steps = parse_steps(_script(steps))
         self.requests: list[ModelRequest] = []
+        self.failures: list[ScriptAssertionError] = []
         self.name = name
 
     @property
@@ -92,7 +107,7 @@ class ScriptedModel:
         agent = self.name or request.agent
         if index >= len(self.steps):
             raise ScriptExhaustedError(agent, index + 1, len(self.steps))
-        return await _play(self.steps[index], request, agent, index + 1)
+        return await _play(self.steps[index], request, agent, index + 1, self.failures)
 
     def assert_complete(self) -> None:
         """Raise UnconsumedStepsError if any step was never used."""
@@ -109,7 +124,8 @@ class FunctionModel:
     The function returns what a script step may be: a ModelResponse, a plain string
     (text), a list of tool calls, a step dict (its ``latency`` and ``expect`` apply)
     or an exception to raise. Anything else is a :class:`FunctionModelError` naming
-    the agent and the step (model calls count from 1, as in a script).
+    the agent and the step (model calls count from 1, as in a script). Failed step
+    expectations are kept in :attr:`failures`, as by ``ScriptedModel``.
     """
 
     model_name = "function"
@@ -128,6 +144,7 @@ class FunctionModel:
             raise ConfigurationError(f"FunctionModel latency: {exc}") from None
         self.fn = fn
         self.requests: list[ModelRequest] = []
+        self.failures: list[ScriptAssertionError] = []
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Call the function and play what it returns like a script step."""
@@ -139,7 +156,7 @@ class FunctionModel:
         if inspect.isawaitable(value):
             value = await value
         step = _function_step(value, request.agent, number)
-        return await _play(step, request, request.agent, number)
+        return await _play(step, request, request.agent, number, self.failures)
 
 
 def _function_step(value: object, agent: str, number: int) -> ScriptStep:

@@ -111,7 +111,10 @@ def test_a_run_past_the_real_deadline_stops_with_every_handoff_ended(
     data = _real(expect={"error": {"type": "RunError", "match": "went over 0.01s of real time"}})
     data["agents"]["reviewer"]["model"]["script"][0]["latency"] = "1s"
     result = run_scenario(data)
-    assert result.passed, result.render_failure()
+    assert isinstance(result.error, RunError)
+    assert "went over 0.01s of real time" in str(result.error)
+    # a missed deadline fails the scenario, whatever expect.error says (issue 19, item 7)
+    assert [m.kind for m in result.mismatches] == ["deadline"], result.render_failure()
     assert result.trace.unbalanced() == []
     assert result.elapsed_ms < 1000
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from handoff_sim._durations import written
+from handoff_sim._limits import MAX_PATTERN_CHECK_SECONDS
+from handoff_sim._patterns import pattern_budget, search
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
+from handoff_sim.errors import PatternTimeoutError, RealTimeDeadlineError, ScriptAssertionError
 from handoff_sim.events import RunStartEvent
 from handoff_sim.scenarios.expect._match import find_unmatched
 from handoff_sim.scenarios.expect._state import check_sessions, check_tool_runs
@@ -42,7 +45,11 @@ class CheckedScenario(Protocol):
 
 
 class CheckedRun(Protocol):
-    """What the check reads of a run: a ``ScenarioRun`` of the run phase has all of it."""
+    """What the check reads of a run: a ``ScenarioRun`` of the run phase has all of it.
+
+    A run may also have ``step_failures``: failed script-step expectations kept by the
+    fake models, each a failure of the scenario even if the run caught it.
+    """
 
     @property
     def trace(self) -> Trace: ...
@@ -113,8 +120,27 @@ class _Checker:
         self.run = run
         self.found: list[Mismatch] = []
         self.error_expected = False
+        self.timeouts = 0
+        """Regular expressions that took too long so far (the first one is reported)."""
         self.bound: dict[str, object] = {}
         """Values captured so far, by name."""
+
+    @contextmanager
+    def patterns(self, field: str) -> Iterator[None]:
+        """A regex of the checks inside that takes too long fails ``field``; once the check's
+        shared budget is spent, every later regex fails at once. The first is reported."""
+        try:
+            yield
+        except PatternTimeoutError as exc:
+            self.timeouts += 1
+            if self.timeouts == 1:
+                self.add(
+                    "pattern",
+                    f"{exc}; the expectation fails",
+                    field,
+                    {"match": exc.pattern},
+                    f"a text of {exc.length} characters",
+                )
 
     def add(self, kind: str, message: str, field: str, expected: object, actual: object) -> None:
         self.found.append(
@@ -130,17 +156,26 @@ class _Checker:
 
 
 def check_expectations(scenario: CheckedScenario, run: CheckedRun) -> list[Mismatch]:
-    """Every mismatch between ``run`` and what ``scenario`` expects (snapshots excepted)."""
-    checker = _Checker(scenario, run)
+    """Every mismatch between ``run`` and what ``scenario`` expects (snapshots excepted).
+
+    Its regular expressions share :data:`MAX_PATTERN_CHECK_SECONDS` of real time.
+    """
+    with pattern_budget(MAX_PATTERN_CHECK_SECONDS):
+        return _check_all(_Checker(scenario, run))
+
+
+def _check_all(checker: _Checker) -> list[Mismatch]:
+    run, expect = checker.run, checker.scenario.spec.expect
+    _check_failures(checker)
     _check_turns(checker)
-    expect = scenario.spec.expect
     _check_final(checker, expect)
-    if run.error is not None and not checker.error_expected:
+    if run.error is not None and not checker.error_expected and not _never_expected(run.error):
         checker.add("error", "the run raised an unexpected error", "run", None, run.error)
     if expect.handoffs is not None:
         _check_handoffs(checker, expect.handoffs)
     _check_trace(checker, expect)
-    check_sessions(checker.add, expect, run.sessions, checker.bound)
+    with checker.patterns("expect.sessions"):
+        check_sessions(checker.add, expect, run.sessions, checker.bound)
     check_tool_runs(checker.add, expect, run.tool_runs)
     if expect.elapsed is not None and not math.isclose(
         run.elapsed_ms, expect.elapsed * 1000, abs_tol=1e-3
@@ -157,6 +192,43 @@ def check_expectations(scenario: CheckedScenario, run: CheckedRun) -> list[Misma
     return checker.found
 
 
+_NEVER_EXPECTED = (ScriptAssertionError, RealTimeDeadlineError)
+"""Errors that fail a scenario whatever ``expect.error`` says: the test itself broke."""
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    """``error``, then what caused it (``raise ... from``) or was being handled, in turn."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        yield current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+
+
+def _never_expected(error: BaseException) -> bool:
+    """Whether ``error`` is, or was caused by, a failed step expectation or the deadline."""
+    return any(isinstance(e, _NEVER_EXPECTED) for e in _chain(error))
+
+
+def _check_failures(checker: _Checker) -> None:
+    """Each failed step expectation and a missed real-time deadline: a finding of its own."""
+    run = checker.run
+    failures: list[BaseException] = list(getattr(run, "step_failures", None) or ())
+    error = run.error
+    if error is not None and _never_expected(error):
+        kept = {id(e) for e in _chain(error)}
+        if not any(id(f) in kept for f in failures):
+            failures.append(error)
+    for failure in failures:
+        if isinstance(failure, RealTimeDeadlineError):
+            kind, what = "deadline", "the run went over its real-time deadline"
+        else:
+            kind, what = "step_expect", "a script step's expectation failed"
+        message = f"{what}; this fails the scenario whatever expect.error says"
+        checker.add(kind, message, "run", None, failure)
+
+
 def turn_sessions(trace: Trace) -> list[str]:
     """The session each turn ran in: that of each top-level run, in order."""
     return [e.session_id for e in trace if isinstance(e, RunStartEvent) and e.parent_run_id is None]
@@ -169,20 +241,21 @@ def _check_turns(checker: _Checker) -> None:
         if turn.expect is None:
             continue
         at = f"run.{index}.expect"
-        if "session_id" in turn.expect.model_fields_set:
-            _check_session_id(checker, turn.expect.session_id, sessions, index)
-        if turn.expect.error is not None:
-            _check_error(
-                checker, turn.expect.error, f"{at}.error", raised_here=len(run.outputs) == index
-            )
-        if "output" in turn.expect.model_fields_set and index < len(run.outputs):
-            _check_output(checker, turn.expect.output, run.outputs[index], f"{at}.output")
+        with checker.patterns(at):
+            if "session_id" in turn.expect.model_fields_set:
+                _check_session_id(checker, turn.expect.session_id, sessions, index)
+            if turn.expect.error is not None:
+                raised_here = len(run.outputs) == index
+                _check_error(checker, turn.expect.error, f"{at}.error", raised_here=raised_here)
+            if "output" in turn.expect.model_fields_set and index < len(run.outputs):
+                _check_output(checker, turn.expect.output, run.outputs[index], f"{at}.output")
 
 
 def _check_final(checker: _Checker, expect: ExpectSpec) -> None:
     run = checker.run
     if expect.error is not None:
-        _check_error(checker, expect.error, "expect.error", raised_here=run.error is not None)
+        with checker.patterns("expect.error"):
+            _check_error(checker, expect.error, "expect.error", raised_here=run.error is not None)
     if "output" in expect.model_fields_set:
         if run.error is not None or not run.outputs:
             checker.add(
@@ -193,7 +266,8 @@ def _check_final(checker: _Checker, expect: ExpectSpec) -> None:
                 run.error,
             )
         else:
-            _check_output(checker, expect.output, run.outputs[-1], "expect.output")
+            with checker.patterns("expect.output"):
+                _check_output(checker, expect.output, run.outputs[-1], "expect.output")
 
 
 def _check_output(checker: _Checker, expected: object, actual: str | None, field: str) -> None:
@@ -218,6 +292,8 @@ def _check_error(
     checker: _Checker, expected: ErrorExpect, field: str, *, raised_here: bool
 ) -> None:
     error = checker.run.error if raised_here else None
+    if error is not None and _never_expected(error):
+        return  # reported on its own: no expect.error can expect it
     if error is None:
         checker.add(
             "error",
@@ -238,7 +314,7 @@ def _check_error(
             describe_error(error),
         )
     message = _error_text(error)
-    if expected.match is not None and re.search(expected.match, message) is None:
+    if expected.match is not None and not search(expected.match, message):
         checker.add(
             "error",
             "error message does not match",
@@ -259,8 +335,12 @@ def _check_handoffs(checker: _Checker, expected: list[HandoffExpect]) -> None:
             [_summary(r, set().union(*(e.model_fields_set for e in expected))) for r in records],
         )
     for index, (want, record) in enumerate(zip(expected, records, strict=False)):
-        trial = dict(checker.bound)
-        wrong = list(_wrong_fields(want, record, trial))
+        trial, wrong = dict(checker.bound), []
+        before = checker.timeouts
+        with checker.patterns(f"expect.handoffs.{index}"):
+            wrong = list(_wrong_fields(want, record, trial))
+        if checker.timeouts > before:
+            continue
         if wrong:
             checker.add(
                 "handoffs",
@@ -326,10 +406,13 @@ def _check_trace(checker: _Checker, expect: ExpectSpec) -> None:
     events = list(checker.run.trace)
     if spec.types is not None:
         events = [e for e in events if e.type in spec.types]
-    failed, why = find_unmatched(spec.events, events, spec.match, checker.bound)
+    base = "expect.trace" if isinstance(expect.trace, list) else "expect.trace.events"
+    failed: int | None = None
+    why = ""
+    with checker.patterns(base):
+        failed, why = find_unmatched(spec.events, events, spec.match, checker.bound)
     if failed is None:
         return
-    base = "expect.trace" if isinstance(expect.trace, list) else "expect.trace.events"
     field = f"{base}.{failed}" if failed < len(spec.events) else base
     checker.add(
         "trace",

@@ -8,9 +8,9 @@ here a pattern that passed those checks meets a run. Captured values live in a
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, MutableMapping
 
+from handoff_sim._patterns import search
 from handoff_sim.scenarios.schema import MATCHERS, Place, is_matcher
 
 __all__ = ["Bindings", "resolved", "same", "text_matches", "value_matches"]
@@ -95,7 +95,9 @@ def _text_of(actual: object) -> str:
 
 
 def _regex(argument: object, actual: object, bound: dict[str, object]) -> bool:
-    return actual is not None and re.search(str(argument), _text_of(actual)) is not None
+    """``re.search`` semantics in bounded time: a pattern that takes too long raises
+    ``PatternTimeoutError``, which fails the expectation being checked."""
+    return actual is not None and search(str(argument), _text_of(actual))
 
 
 def _contains(argument: object, actual: object, bound: dict[str, object]) -> bool:

@@ -2,20 +2,25 @@
 
 One loop (``asyncio.Runner``) and one seeded run environment serve every turn, as one
 ``Simulation`` does in virtual time, so ids, event numbers and sessions carry on from
-turn to turn. The whole run has a real deadline: a run that goes over it stops with a
-``RunError``, every open handoff ended, so a scenario can never hang a CI job.
+turn to turn. The whole run has a real deadline, measured on its own clock whatever the
+loop does: a turn still running at the deadline is cancelled; work that ignores the
+cancellation is given a short grace, then abandoned; a turn that blocked the loop
+(a synchronous sleep) and so ran past the deadline fails as soon as it returns. Each
+ends the run with a ``RealTimeDeadlineError``, so a scenario can never hang a CI job,
+nor pass late.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Iterator, Sequence
-from contextlib import contextmanager
+import time
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from handoff_sim._context import RunEnvironment, use_environment
-from handoff_sim._limits import MAX_REAL_RUN_SECONDS
-from handoff_sim.errors import RunError
+from handoff_sim._limits import MAX_REAL_GRACE_SECONDS, MAX_REAL_RUN_SECONDS
+from handoff_sim.errors import RealTimeDeadlineError, RunError
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
@@ -26,6 +31,9 @@ __all__ = ["RealTimeRun", "real_time"]
 
 T = TypeVar("T")
 
+_now: Callable[[], float] = time.monotonic
+"""The clock the deadline is measured on (real seconds; the loop's own clock is not trusted)."""
+
 
 class RealTimeRun:
     """The real loop, the run environment and the deadline shared by a scenario's turns."""
@@ -33,7 +41,9 @@ class RealTimeRun:
     def __init__(self, runner: asyncio.Runner, environment: RunEnvironment) -> None:
         self._runner = runner
         self.environment = environment
-        self.deadline = runner.get_loop().time() + MAX_REAL_RUN_SECONDS
+        self.limit = MAX_REAL_RUN_SECONDS
+        self.grace = MAX_REAL_GRACE_SECONDS
+        self.started = _now()
         self.expired = False
 
     @property
@@ -50,23 +60,83 @@ class RealTimeRun:
         """One turn of ``agent`` to its answer, on the real loop, before the deadline."""
         return self._run(agent.arun(user_input, session=session))
 
-    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        async def main() -> T:
-            with use_environment(self.environment):
-                timeout = asyncio.timeout_at(self.deadline)
-                try:
-                    async with timeout:
-                        return await coro
-                except TimeoutError:
-                    if not timeout.expired():
-                        raise  # the run's own TimeoutError, not the deadline
-                    self.expired = True
-                    raise RunError(
-                        f"the run went over {MAX_REAL_RUN_SECONDS:g}s of real time "
-                        "(clock: real); every handoff was ended"
-                    ) from None
+    def _left(self) -> float:
+        return self.started + self.limit - _now()
 
-        return self._runner.run(main())
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        try:
+            result = self._runner.run(self._bounded(coro))
+        except RealTimeDeadlineError:
+            raise
+        except Exception as exc:  # raised after the deadline: the deadline is the failure
+            if self._left() < 0:
+                raise self._late() from exc
+            raise
+        if self._left() < 0:  # the loop was blocked: the deadline could not stop the turn
+            raise self._late()
+        return result
+
+    async def _bounded(self, coro: Coroutine[Any, Any, T]) -> T:
+        """The turn as a task of its own, waited for until the deadline and no longer."""
+        with use_environment(self.environment):
+            task = asyncio.ensure_future(coro)
+        try:
+            await asyncio.wait({task}, timeout=max(self._left(), 0))
+        except asyncio.CancelledError:  # Ctrl-C: the turn is cancelled too
+            await _stop(task, self.grace)
+            raise
+        if not task.done():
+            self.expired = True
+            ended = await _stop(task, self.grace)
+            how = "every handoff was ended" if ended else _ABANDONED.format(self.grace)
+            raise RealTimeDeadlineError(
+                f"the run went over {self.limit:g}s of real time (clock: real); {how}"
+            )
+        return task.result()
+
+    def _late(self) -> RealTimeDeadlineError:
+        self.expired = True
+        return RealTimeDeadlineError(
+            f"the run went over {self.limit:g}s of real time (clock: real): it took "
+            f"{self.limit - self._left():.1f}s, as something blocked the event loop (a "
+            "synchronous sleep or computation), so the deadline was checked only once it returned"
+        )
+
+
+_ABANDONED = (
+    "its work ignored the cancellation and was abandoned {:g}s later (its open handoffs "
+    "may have no end)"
+)
+
+
+async def _stop(task: asyncio.Task[Any], grace: float) -> bool:
+    """Cancel ``task`` and wait ``grace`` seconds at most; whether it ended by itself.
+
+    A task still running then ignores its cancellation: its coroutine is closed (its
+    ``finally`` blocks run), so nothing of it runs on after the turn.
+    """
+    task.cancel()
+    await asyncio.wait({task}, timeout=grace)
+    if task.done():
+        _retrieve(task)
+        return True
+    _close_coroutine(task)
+    await asyncio.wait({task}, timeout=grace)
+    _retrieve(task)
+    return False
+
+
+def _close_coroutine(task: asyncio.Task[Any]) -> None:
+    """End a task that ignores cancellation: close its coroutine, then cancel it again."""
+    with suppress(RuntimeError):  # it ignored GeneratorExit too: left to the loop's closing
+        task.get_coro().close()
+    task.cancel()
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    """Mark a finished task's outcome as seen (the turn's error is the deadline's)."""
+    if task.done() and not task.cancelled():
+        task.exception()
 
 
 @contextmanager
@@ -81,9 +151,38 @@ def real_time(seed: int, observers: Sequence[object]) -> Iterator[RealTimeRun]:
             "a clock: real scenario starts its own event loop and cannot run inside a "
             "running one; run it from synchronous code (a plain test function)"
         )
-    with asyncio.Runner() as runner:
+    runner = asyncio.Runner()
 
-        async def environment() -> RunEnvironment:  # its clock is the running loop's
-            return RunEnvironment(seed=seed, observers=tuple(observers))
+    async def environment() -> RunEnvironment:  # its clock is the running loop's
+        return RunEnvironment(seed=seed, observers=tuple(observers))
 
+    try:
         yield RealTimeRun(runner, runner.run(environment()))
+    finally:
+        _close(runner, MAX_REAL_GRACE_SECONDS)
+
+
+def _close(runner: asyncio.Runner, grace: float) -> None:
+    """Close the loop in bounded time, unlike ``Runner.close``, which waits for every task
+    and every executor thread however long they take: leftover tasks are cancelled and
+    given ``grace`` seconds, then closed; threads are not waited for."""
+    loop = runner.get_loop()
+    try:
+        leftover = asyncio.all_tasks(loop)
+        if leftover:
+            loop.run_until_complete(_stop_all(leftover, grace))
+        loop.run_until_complete(_within(loop.shutdown_asyncgens(), grace))
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()  # shuts the default executor down without waiting for its threads
+
+
+async def _stop_all(tasks: Iterable[asyncio.Task[Any]], grace: float) -> None:
+    await asyncio.gather(*(_stop(task, grace) for task in tasks))
+
+
+async def _within(coro: Coroutine[Any, Any, None], seconds: float) -> None:
+    task = asyncio.ensure_future(coro)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        await _stop(task, seconds)

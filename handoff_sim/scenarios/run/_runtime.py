@@ -22,7 +22,7 @@ from handoff_sim.scenarios.run._realtime import RealTimeRun, real_time
 from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
 from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
 from handoff_sim.simulation import Simulation
-from handoff_sim.testing import SchemaModelSpec
+from handoff_sim.testing import FunctionModel, SchemaModelSpec, ScriptedModel
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
@@ -40,6 +40,8 @@ class ScenarioRun:
     ``sessions`` (every session saved, in save order) and ``tool_runs`` (how often
     each fake tool ran) are optional: a runtime that cannot report them leaves
     them empty, and ``expect.sessions`` / ``expect.tool_runs`` then fail.
+    ``step_failures`` are the script-step expectations that failed, in the order the
+    models were built, even those the run caught: each fails the scenario.
     """
 
     trace: Trace
@@ -48,6 +50,7 @@ class ScenarioRun:
     elapsed_ms: float
     sessions: Sequence[Session] | None = None
     tool_runs: Mapping[str, int] | None = field(default=None)
+    step_failures: Sequence[BaseException] = ()
 
 
 @runtime_checkable
@@ -103,8 +106,26 @@ class DefaultRuntime:
             saved = [s for s in map(store.load, store.ids()) if s is not None]
             _discard(store)
             return ScenarioRun(
-                sim.trace, outputs, error, elapsed, saved, dict(context.tool_runs or {})
+                sim.trace,
+                outputs,
+                error,
+                elapsed,
+                saved,
+                dict(context.tool_runs or {}),
+                _step_failures([*models.values(), *context.type_models.values()]),
             )
+
+
+def _step_failures(models: Sequence[object]) -> list[BaseException]:
+    """The failed step expectations the scripted and function models kept (a model
+    shared by agents counted once)."""
+    unique = {id(model): model for model in models}.values()
+    return [
+        failure
+        for model in unique
+        if isinstance(model, ScriptedModel | FunctionModel)
+        for failure in model.failures
+    ]
 
 
 def _clock(

@@ -15,6 +15,7 @@ from pydantic.config import JsonDict
 
 from handoff_sim._durations import SPACE, UNITS, parse_duration, shown
 from handoff_sim._limits import MAX_SECONDS
+from handoff_sim._patterns import pattern_problem
 
 __all__ = [
     "DEF_KEY",
@@ -230,12 +231,6 @@ Tag = Annotated[
 
 
 def regex_problem(pattern: str) -> str | None:
-    """Why ``pattern`` is not a usable regular expression, or None."""
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        return f"invalid regular expression {shown(pattern)}: {exc}"
-    except (RecursionError, OverflowError, MemoryError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        return f"invalid regular expression {shown(pattern)}: {reason}"
-    return None
+    """Why ``pattern`` is not a usable regular expression (in ``re`` syntax, compiled by the
+    engine that matches it, not too big once its counted repeats are unrolled), or None."""
+    return pattern_problem(pattern)
