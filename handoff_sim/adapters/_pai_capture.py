@@ -272,7 +272,10 @@ class PydanticAICapture(Capture):
             if found is not None:
                 if operation == "chat":
                     return _ModelObserver(span, found)
-                return _ToolObserver(span, found)
+                if span.attributes.get("gen_ai.tool.name") not in found[1].output_tools:
+                    return _ToolObserver(span, found)
+                # an output function making the run's output: no tool call; an agent it
+                # runs (a hand-off) is a run nested in this one, at its depth
         span.recording = False  # nothing of it is read
         return None
 
@@ -287,7 +290,6 @@ class NamedByRun(Adoption):
     ``governed_tool`` runs the user's own tool function as the attempt: which agent it
     runs is known only when that agent's run starts.
     """
-
 
 
 class _RunObserver(_Observer):

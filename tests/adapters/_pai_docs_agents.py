@@ -98,3 +98,15 @@ def joke_graph(
 def governed_factory(**options: Any) -> Decorator:
     """``governed_tool(**options)``, the decorator a test puts under ``@agent.tool``."""
     return governed_tool(**options)
+
+
+def sql_router(router_model: Model, sql_model: Model) -> Agent[None, str]:
+    """The docs' hand-off through an output function: the router's output is the SQL agent's."""
+    sql_agent = Agent(sql_model, name="sql_agent")
+
+    async def hand_off_to_sql_agent(ctx: RunContext[None], query: str) -> str:
+        """Hand off to the SQL agent, whose answer is the router's output."""
+        r = await sql_agent.run(query, usage=ctx.usage)
+        return r.output
+
+    return Agent(router_model, name="router", output_type=hand_off_to_sql_agent)

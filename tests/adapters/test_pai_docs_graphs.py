@@ -127,6 +127,24 @@ def test_an_output_tool_call_beside_a_function_call_leaves_only_the_function_cal
     assert_sound(run.trace)
 
 
+def test_an_output_function_handing_off_is_a_nested_run_not_a_tool_call() -> None:
+    from handoff_sim.adapters.pydantic_ai import simulate_run
+    from tests.adapters._pai_docs_agents import sql_router
+
+    router = sql_router(
+        scripted(calls("final_result", "o1", query="orders of May")), scripted("SELECT 1")
+    )
+    run = simulate_run(lambda: router.run("May's orders?"))
+    assert run.result.output == "SELECT 1"
+    top, nested = run.trace.of_type("run_start")
+    assert (nested.agent, nested.input, nested.depth) == ("sql_agent", "orders of May", 0)
+    assert nested.parent_run_id == top.run_id
+    assert run.trace.of_type("tool_start") == []
+    assert run.trace.handoffs() == []
+    assert [e.output for e in run.trace.of_type("run_end")] == ["SELECT 1", "SELECT 1"]
+    assert_sound(run.trace)
+
+
 # -- governed_tool: the policy on the user's own delegation tool ---------------------------
 
 
