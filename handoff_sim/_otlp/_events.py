@@ -57,6 +57,7 @@ class _Run:
     handoff_id: str | None
     call_ids: dict[str, str] = field(default_factory=dict)
     members: list[tuple[Role, RawSpan]] = field(default_factory=list)
+    places: dict[str, int] = field(default_factory=dict)  # span id -> index in members
     chats: int = 0
     last_text: str | None = None
 
@@ -217,6 +218,7 @@ class _Mapper:
             handoff.handoff_id if handoff else None,
         )
         run.members = self.members(span)
+        run.places = {member.span_id: index for index, (_, member) in enumerate(run.members)}
         self.number_calls(run)
         if handoff is not None:
             attempt = len(handoff.outcomes) + 1
@@ -395,16 +397,20 @@ class _Mapper:
         return f"call-{self.calls}"
 
     def calls_after(self, chat: RawSpan, run: _Run) -> list[str]:
-        """The tool calls that follow a model call whose answer was not recorded."""
+        """The tool calls that follow a model call whose answer was not recorded.
+
+        From the call's own place in the run up to the next model call: each member is
+        looked at by one call at most, so a run of many calls reads in linear time.
+        """
         labels: list[str] = []
-        started = False
-        for role, span in run.members:
-            if span is chat:
-                started = True
-            elif started and role == "chat":
+        place = run.places.get(chat.span_id)
+        if place is None:
+            return labels  # not a direct member (inside a tool call): nothing follows it
+        for index in range(place + 1, len(run.members)):
+            role, span = run.members[index]
+            if role == "chat":
                 break
-            elif started:
-                labels.append(f"{run.call_ids.get(span.span_id, '')}:{genai.tool_name(span)}")
+            labels.append(f"{run.call_ids.get(span.span_id, '')}:{genai.tool_name(span)}")
         return labels
 
 

@@ -15,6 +15,7 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +122,7 @@ def _requests(text: str, label: str) -> list[tuple[str, object]]:
         return found
 
 
+@lru_cache(maxsize=512)  # field names: a few dozen; value keys come from the file
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)([A-Z])", r"_\1", name).lower()
 
