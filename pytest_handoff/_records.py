@@ -18,6 +18,7 @@ __all__ = [
     "_outcome",
     "_select",
     "_short",
+    "_shown",
     "_trace",
 ]
 
@@ -49,10 +50,16 @@ def _trace(source: object, helper: str) -> Trace:
     )
 
 
-def _label(r: HandoffRecord) -> str:
+def _shown(value: object) -> str:
+    """``value`` for a place in a message line: its control characters (line breaks too)
+    shown as escapes, so a name from a trace cannot start a line or move the cursor."""
     from handoff_sim.trace import escape_value
 
-    return escape_value(f"{r.handoff_id} ({r.agent} → {r.subagent} via {r.tool})")
+    return escape_value(value)
+
+
+def _label(r: HandoffRecord) -> str:
+    return _shown(f"{r.handoff_id} ({r.agent} → {r.subagent} via {r.tool})")
 
 
 def _outcome(r: HandoffRecord) -> str:
@@ -62,9 +69,7 @@ def _outcome(r: HandoffRecord) -> str:
     text += f" attempts={r.attempts} at depth {r.depth}"
     if r.error:
         text += f" ({r.error})"
-    from handoff_sim.trace import escape_value
-
-    return escape_value(text)
+    return _shown(text)
 
 
 def _listing(records: Sequence[HandoffRecord]) -> str:

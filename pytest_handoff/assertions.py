@@ -23,6 +23,7 @@ from pytest_handoff._records import (
     _outcome,
     _select,
     _short,
+    _shown,
     _trace,
 )
 
@@ -68,13 +69,14 @@ def assert_denied(
     matching = [r for r in denied if reason is None or r.reason == reason]
     if matching:
         return matching[0]
-    target = f"handoff via {tool}" if tool else "a handoff"
+    target = f"handoff via {_shown(tool)}" if tool else "a handoff"
     expected = f"expected {target} to be denied" + (f" with reason={reason}" if reason else "")
     if denied:
         _fail(
             f"{expected}, but it was denied for another reason:"
             + "".join(
-                f"\n  - {_label(r)} was denied with reason={r.reason} ({r.error})" for r in denied
+                f"\n  - {_label(r)} was denied with reason={_shown(r.reason)} ({_shown(r.error)})"
+                for r in denied
             )
         )
     _fail(f"{expected}, but no handoff was denied:{_listing(chosen)}")
@@ -95,7 +97,7 @@ def assert_depth_exceeded(
     __tracebackhide__ = True
     chosen = _select(_trace(source, "assert_depth_exceeded"), tool, None, "assert_depth_exceeded")
     exceeded = [r for r in chosen if r.reason == "max_depth"]
-    target = f"a handoff via {tool}" if tool else "a handoff"
+    target = f"a handoff via {_shown(tool)}" if tool else "a handoff"
     if not exceeded:
         _fail(
             f"expected {target} to be denied for exceeding max_depth, but none was:"
@@ -105,7 +107,8 @@ def assert_depth_exceeded(
     for r in exceeded:
         if depth is not None and r.depth != depth:
             problems.append(
-                f"{_label(r)} was denied at depth {r.depth} ({r.error}), expected depth {depth}"
+                f"{_label(r)} was denied at depth {r.depth} ({_shown(r.error)}), "
+                f"expected depth {depth}"
             )
         elif max_depth is not None and f"exceeds max_depth {max_depth}" not in (r.error or ""):
             problems.append(
@@ -149,7 +152,7 @@ def assert_retry_count(
     if wrong:
         _fail(
             f"expected {retries} {_retries(retries)} ({_attempts(retries + 1)}) per handoff via "
-            f"{tool}, but:\n  - " + "\n  - ".join(wrong)
+            f"{_shown(tool)}, but:\n  - " + "\n  - ".join(wrong)
         )
     return chosen
 
@@ -190,10 +193,12 @@ def assert_timeout_per_attempt(
 
     if not timed_out:
         seen = "".join(
-            f"\n  - {where(e)} ended {e.outcome} after {_ms(e.duration_ms)}" for e in attempts
+            f"\n  - {where(e)} ended {_shown(e.outcome)} after {_ms(e.duration_ms)}"
+            for e in attempts
         )
         _fail(
-            f"expected an attempt of a handoff via {tool} to time out after {_ms(limit_ms)}, "
+            f"expected an attempt of a handoff via {_shown(tool)} to time out after "
+            f"{_ms(limit_ms)}, "
             f"but none timed out:{seen or ' (no attempts)'}"
         )
     problems = [
@@ -202,7 +207,7 @@ def assert_timeout_per_attempt(
         if round(e.duration_ms, 3) != limit_ms
     ]
     problems += [
-        f"{where(e)} ran {_ms(e.duration_ms)} ({e.outcome}), longer than the "
+        f"{where(e)} ran {_ms(e.duration_ms)} ({_shown(e.outcome)}), longer than the "
         f"{_ms(limit_ms)} per-attempt timeout"
         for e in attempts
         if e.outcome != "timeout" and round(e.duration_ms, 3) > limit_ms
@@ -229,7 +234,7 @@ def assert_fallback_unavailable(
     __tracebackhide__ = True
     trace = _trace(source, "assert_fallback_unavailable")
     chosen = _select(trace, tool, handoff_id, "assert_fallback_unavailable")
-    target = f"a handoff via {tool}" if tool else "a handoff"
+    target = f"a handoff via {_shown(tool)}" if tool else "a handoff"
     unavailable = [r for r in chosen if r.status == "unavailable"]
     if not unavailable:
         _fail(
@@ -262,9 +267,9 @@ def _unavailable_problem(r: HandoffRecord, result: str | None, why: str | None) 
     if not text.startswith("handoff unavailable:"):
         return f"gave the model {text!r}, which does not begin 'handoff unavailable:'"
     if r.tool not in text:
-        return f"gave the model {text!r}, which does not name the tool {r.tool}"
+        return f"gave the model {text!r}, which does not name the tool {_shown(r.tool)}"
     if why is not None and f" {why} (" not in text:
-        return f"gave the model {text!r}, expected the handoff to have been {why}"
+        return f"gave the model {text!r}, expected the handoff to have been {_shown(why)}"
     return None
 
 
@@ -367,12 +372,12 @@ def _attempt_problems(trace: Trace) -> list[str]:
             and open_attempts.pop((e.run_id, e.handoff_id, e.attempt), None) is None
         ):
             problems.append(
-                f"{e.handoff_id} ({e.agent} via {e.tool}) attempt {e.attempt}: "
+                f"{_shown(f'{e.handoff_id} ({e.agent} via {e.tool})')} attempt {e.attempt}: "
                 "handoff_attempt_end without handoff_attempt_start"
             )
     problems += [
-        f"{e.handoff_id} ({e.agent} via {e.tool}) attempt {e.attempt}: started at seq {e.seq} "
-        "and has no handoff_attempt_end"
+        f"{_shown(f'{e.handoff_id} ({e.agent} via {e.tool})')} attempt {e.attempt}: "
+        f"started at seq {e.seq} and has no handoff_attempt_end"
         for e in open_attempts.values()
     ]
     return problems
@@ -388,7 +393,7 @@ def assert_handoffs_balanced(source: object) -> int:
     spans = _spans(trace)
     problems = []
     for span in spans.values():
-        who = f"{span.key[1]} ({span.agent} via {span.tool})"
+        who = _shown(f"{span.key[1]} ({span.agent} via {span.tool})")
         if span.start is None:
             problems.append(f"{who}: handoff_end without handoff_start")
         elif span.ends == 0:

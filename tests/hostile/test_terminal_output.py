@@ -4,7 +4,8 @@ The corpus (``files/control_characters_in_names.yaml``, ``files/otlp_control_cha
 in_names.json``, ``files/expect_control_characters.yaml``) puts ESC and OSC sequences
 (window title, OSC 52 clipboard write, erase line), a C1 CSI, bare CRs, line breaks
 followed by ``PASS ...``, U+2028/U+2029/U+0085, bidi overrides and isolates and lone
-surrogates in agent names, tool names, call ids, outputs, errors and expected values.
+surrogates (in the trace: a scenario file holding one is refused at load) in agent
+names, tool names, call ids, outputs, errors and expected values.
 Every front end runs on it; what it prints must hold no control character but ``\\n``
 and ``\\t``, and no line may be a forged ``PASS`` line.
 """
@@ -15,12 +16,19 @@ import shutil
 import subprocess
 import sys
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from handoff_sim.cli import main
-from handoff_sim.trace import escape_text, escape_value
+from handoff_sim.trace import Trace, escape_text, escape_value
+from pytest_handoff.assertions import (
+    HandoffAssertionError,
+    assert_denied,
+    assert_fallback_unavailable,
+    assert_retry_count,
+)
 
 FILES = Path(__file__).parent / "files"
 SCENARIOS = FILES / "control_characters_in_names.yaml"
@@ -148,7 +156,7 @@ def test_commands_print_lone_surrogates_as_escapes_on_a_real_stdout(tmp_path: Pa
     out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
     assert done.returncode == 0, err
     assert "Traceback" not in err
-    assert out.count("\\ud800") >= 2  # in the scenario's output and the recorded agent name
+    assert "\\ud800" in out  # the recorded agent name
     assert not raw_controls(out + err)
     assert not forged_lines(out)
 
@@ -190,3 +198,102 @@ def test_escaping_keeps_printable_text_as_it_is() -> None:
 
 def test_escape_text_keeps_line_breaks_but_escapes_a_carriage_return() -> None:
     assert escape_text("one\ntwo\rPASS three\x1b") == "one\ntwo\\rPASS three\\x1b"
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda trace: assert_denied(trace),
+        lambda trace: assert_retry_count(trace, trace.handoffs()[0].tool, 3),
+        lambda trace: assert_fallback_unavailable(trace),
+    ],
+    ids=["assert_denied", "assert_retry_count", "assert_fallback_unavailable"],
+)
+def test_assertion_helpers_messages_hold_no_control_characters(
+    check: Callable[[Trace], object],
+) -> None:
+    trace = Trace.from_otlp(OTLP)
+    with pytest.raises(HandoffAssertionError) as failed:
+        check(trace)
+    message = str(failed.value)
+    assert "boss\\x1b]0;pwned\\x07" in message
+    assert not raw_controls(message)
+    assert not forged_lines(message)
+
+
+# A model kind whose answers hold a lone surrogate and escapes: a scenario file cannot
+# (it is refused at load), but a plugin's model, a Python tool or a recorded trace can.
+SURROGATE_PLUGIN = """\
+from handoff_sim.testing import FunctionModel
+
+
+def pytest_handoff_make_model(config, scenario, agent_name, model_spec):
+    if model_spec["kind"] != "surrogates":
+        return None
+    return FunctionModel(lambda _: "lone \\ud800 \\x1b]0;t\\x07\\nPASS forged.yaml::x")
+"""
+
+SURROGATE_SCENARIO = """\
+scenario: surrogates
+agents:
+  bot:
+    model: {kind: surrogates}
+run: [go]
+expect:
+  output: something else
+"""
+
+
+def _surrogate_project(folder: Path) -> Path:
+    (folder / "surrogate_kinds.py").write_text(SURROGATE_PLUGIN, encoding="utf-8")
+    scenario = folder / "scenarios" / "surrogates.yaml"
+    scenario.parent.mkdir()
+    scenario.write_text(SURROGATE_SCENARIO, encoding="utf-8")
+    return scenario
+
+
+@pytest.mark.parametrize(
+    ("argv", "code"),
+    [
+        (["run", "-v", "--html", "report.html"], 1),
+        (["render"], 0),
+        (["render", "--format", "jsonl"], 0),
+    ],
+    ids=["run --html", "render", "render jsonl"],
+)
+def test_a_lone_surrogate_from_a_model_is_printed_escaped_by_every_command(
+    argv: list[str],
+    code: int,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    scenario = _surrogate_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "surrogate_kinds", raising=False)
+    assert main([*argv, str(scenario), "-p", "surrogate_kinds"]) == code
+    out, err = capsys.readouterr()
+    assert "\\ud800" in out, err
+    assert not raw_controls(out + err)
+    assert not forged_lines(out + err)
+    if "--html" in argv:
+        assert "\\ud800" in (tmp_path / "report.html").read_text("utf-8")
+
+
+def test_a_lone_surrogate_from_a_model_is_escaped_in_pytests_report_and_its_html(
+    pytester: pytest.Pytester,
+) -> None:
+    _surrogate_project(pytester.path)
+    pytester.makeconftest("from surrogate_kinds import pytest_handoff_make_model\n")
+    pytester.syspathinsert()
+    report = pytester.path / "report.html"
+    result = pytester.runpytest_inprocess(
+        "--handoff-scenarios", "scenarios", "-rA", f"--handoff-report={report}"
+    )
+    text = result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(failed=1)
+    assert "lone \\ud800 \\x1b]0;t\\x07\\nPASS forged.yaml::x" in text
+    assert not raw_controls(text)
+    assert not forged_lines(text)
+    assert "\\ud800" in report.read_text("utf-8")
