@@ -9,6 +9,7 @@ Mermaid reads as syntax is written as its entity code (``#35;`` for ``#``, ``#59
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from handoff_sim._terminal import escape_value
@@ -26,11 +27,13 @@ __all__ = ["render_mermaid"]
 # "#" starts a comment and ";" ends a statement; "%%" is a comment or a directive; quotes
 # and angle brackets are markup in a label; "&" would start an HTML entity of its own.
 _ENTITIES = str.maketrans({char: f"#{ord(char)};" for char in '#;%"<>&'})
+_SYNTAX = re.compile('[#;%"<>&]')
 
 
 def _label(text: object) -> str:
     """``text`` as the text of one statement: escaped, entity-coded, never empty."""
-    return escape_value(text).translate(_ENTITIES) or " "
+    shown = escape_value(text)
+    return (shown.translate(_ENTITIES) if _SYNTAX.search(shown) else shown) or " "
 
 
 def render_mermaid(events: Sequence[Event]) -> str:
