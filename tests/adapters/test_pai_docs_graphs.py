@@ -317,6 +317,25 @@ def test_an_input_filter_rewrites_the_bodys_arguments_validated_by_their_types()
     assert run.result.output == "joke B"
 
 
+def test_governed_tool_applies_its_policy_outside_a_capture_too() -> None:
+    import asyncio
+
+    from pydantic_ai.messages import ToolReturnPart
+
+    g = graph(
+        calls("joke_factory", count=2),
+        {"text": "gave up"},
+        generation=[{"error": "down"}, {"error": "down"}, {"error": "down"}],
+        govern=governed(policy=HandoffPolicy(max_retries=2)),
+    )
+    result = asyncio.run(g.selection.run("Tell me a joke.", deps=deps()))
+    assert g.bodies == [2, 2, 2]
+    [returned] = [
+        p for m in result.all_messages() for p in m.parts if isinstance(p, ToolReturnPart)
+    ]
+    assert (returned.outcome, returned.content) == ("failed", "Error: SimulatedModelError: down")
+
+
 def test_governed_tool_refuses_a_sync_function_naming_it() -> None:
     from handoff_sim.adapters import GovernanceError
 
