@@ -21,10 +21,12 @@ __all__ = [
     "MAX_REAL_RUN_SECONDS",
     "MAX_REAL_SECONDS",
     "MAX_RETRIES",
+    "MAX_SCENARIO_FILE_BYTES",
     "MAX_SCHEMA_CHARS",
     "MAX_SCHEMA_VALUES",
     "MAX_SECONDS",
     "MAX_STEPS",
+    "MAX_TRACE_FILE_BYTES",
     "MAX_TURNS",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
@@ -88,6 +90,13 @@ past it is refused where the budget ran out."""
 
 MAX_SCHEMA_CHARS = 1_000_000
 """Schema-driven arguments: the characters of one argument set's strings and keys (1 MB)."""
+
+MAX_SCENARIO_FILE_BYTES = 10_000_000
+"""Scenario files: 10 MB of YAML (a bundled example is under 10 KB)."""
+
+MAX_TRACE_FILE_BYTES = 1 << 30
+"""OTLP/JSON files read by ``handoff-sim check`` and ``read_otlp``: 1 GiB (about a million
+compact spans)."""
 
 DEFAULT_MAX_MODEL_CALLS = 10_000
 """Model calls across one top-level run or one Simulation, unless given otherwise."""

@@ -207,14 +207,11 @@ def _pairs(
         return None
     if len(traces) == 1 and len(scenarios) == 1:
         return [(traces[0], scenarios[0])]
-    chosen: dict[int, LoadedScenario] = {}
-    missing = []
-    for scenario in scenarios:
-        index = _match(traces, scenario)
-        if index is None:
-            missing.append(scenario)
-        else:
-            chosen[index] = scenario
+    chosen = _choose(traces, scenarios, err)
+    if chosen is None:
+        return None
+    picked = {id(scenario) for scenario in chosen.values()}
+    missing = [scenario for scenario in scenarios if id(scenario) not in picked]
     if not chosen:
         names = ", ".join(escape_value(t.label) for t in traces[:10])
         print(
@@ -232,6 +229,35 @@ def _pairs(
     return [(trace, chosen.get(index)) for index, trace in enumerate(traces)]
 
 
+def _choose(
+    traces: list[ImportedTrace], scenarios: list[LoadedScenario], err: TextIO
+) -> dict[int, LoadedScenario] | None:
+    """Trace index -> the scenario it is checked against; ``None`` (after saying why) when
+    two scenarios name one trace equally well: one of them would never be checked."""
+    chosen: dict[int, tuple[int, LoadedScenario]] = {}
+    for scenario in scenarios:
+        found = _match(traces, scenario)
+        if found is None:
+            continue
+        index, rank = found
+        held = chosen.get(index)
+        if held is not None and held[0] == rank:
+            print(_ambiguous(traces[index], held[1], scenario), file=err)
+            return None
+        if held is None or rank < held[0]:  # a full path::scenario name beats a bare id
+            chosen[index] = (rank, scenario)
+    return {index: scenario for index, (_, scenario) in chosen.items()}
+
+
+def _ambiguous(trace: ImportedTrace, first: LoadedScenario, second: LoadedScenario) -> str:
+    """Why a trace matched by two scenarios of ``--expect`` is refused, naming both."""
+    return (
+        f"handoff-sim check: trace {trace.label!r} matches scenario {first.id!r} at "
+        f"{first.path}:{first.line} and at {second.path}:{second.line}; name the trace "
+        "path::scenario, or give --expect one of the files"
+    )
+
+
 _EXPECT_ONLY = frozenset({"scenario", "description", "tags", "seed", "expect"})
 _STAND_IN = "agents: {recorded: {model: {script: [unused]}}}\nrun: [recorded]\n"
 
@@ -243,6 +269,8 @@ def load_expectations(path: str | Path) -> list[LoadedScenario]:
     An expect-only file is given a stand-in agent and turn after its last line, so every
     line number of a mismatch is still the file's own.
     """
+    from handoff_sim._files import UnreadableFile, read_regular
+    from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES
     from handoff_sim.scenarios import load_path, load_text
     from handoff_sim.scenarios.load import ParsedYaml, parse_yaml
 
@@ -250,8 +278,8 @@ def load_expectations(path: str | Path) -> list[LoadedScenario]:
     if not file.is_file():
         return load_path(file)
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_regular(file, MAX_SCENARIO_FILE_BYTES).decode("utf-8")
+    except (UnreadableFile, UnicodeDecodeError):
         return load_path(file)  # reports the problem the way scenario files do
     parsed = parse_yaml(text, str(file))
     data = parsed.data if isinstance(parsed, ParsedYaml) else None
@@ -264,16 +292,19 @@ def load_expectations(path: str | Path) -> list[LoadedScenario]:
     return [replace(scenario, line=1) for scenario in loaded]  # the name is ours, not a line
 
 
-def _match(traces: Sequence[ImportedTrace], scenario: LoadedScenario) -> int | None:
+def _match(traces: Sequence[ImportedTrace], scenario: LoadedScenario) -> tuple[int, int] | None:
+    """The index of the trace named after ``scenario``, and how closely (0: its full name)."""
     full = f"{scenario.path}::{scenario.id}"
     names = [t.name or "" for t in traces]
-    for candidates in (
-        [i for i, n in enumerate(names) if n == full],
-        [i for i, n in enumerate(names) if _same_file(n, scenario)],
-        [i for i, n in enumerate(names) if n == scenario.id or n.endswith(f"::{scenario.id}")],
+    for rank, candidates in enumerate(
+        (
+            [i for i, n in enumerate(names) if n == full],
+            [i for i, n in enumerate(names) if _same_file(n, scenario)],
+            [i for i, n in enumerate(names) if n == scenario.id or n.endswith(f"::{scenario.id}")],
+        )
     ):
         if len(candidates) == 1:
-            return candidates[0]
+            return candidates[0], rank
     return None
 
 

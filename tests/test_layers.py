@@ -25,6 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "values",
         (
             "_durations",
+            "_files",
             "_frozen",
             "_limits",
             "_patterns",

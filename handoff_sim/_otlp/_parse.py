@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from handoff_sim._files import UnreadableFile, read_regular
+from handoff_sim._limits import MAX_TRACE_FILE_BYTES
 from handoff_sim._safe import JsonProblem, json_lines, parse_json
 from handoff_sim.errors import OtlpError, OtlpFormatError
 
@@ -87,12 +89,11 @@ def read_source(source: str | Path | Mapping[str, Any]) -> tuple[str, list[RawSp
 
 
 def _read_text(path: Path, label: str) -> str:
-    try:
-        if path.is_dir():
-            raise OtlpFormatError(label, "", "is a directory, not an OTLP JSON file")
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise OtlpFormatError(label, "", f"cannot read: {exc.strerror or exc}") from None
+    try:  # never waits on a FIFO, never reads a device or a file over the bound
+        raw = read_regular(path, MAX_TRACE_FILE_BYTES)
+    except UnreadableFile as exc:
+        reason = f"{exc.reason}, not an OTLP JSON file" if exc.directory else exc.reason
+        raise OtlpFormatError(label, "", reason) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

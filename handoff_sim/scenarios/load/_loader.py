@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
-from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
+from handoff_sim._files import UnreadableFile, read_regular
+from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
 from handoff_sim.scenarios.load._agent_types import AgentTypes, LoadFailure, load_agent_types
@@ -104,15 +103,12 @@ def _as_path(path: str | Path) -> Path:
 
 
 def _read(path: Path) -> str:
-    """The file's text; a directory, a device, an unreadable file or bad UTF-8 is a Problem."""
+    """The file's text; a directory, a device, a FIFO, an unreadable file, a file over
+    ``MAX_SCENARIO_FILE_BYTES`` or bad UTF-8 is a Problem at 1:1 (bad UTF-8: at its byte)."""
     try:
-        raw = _read_bytes(path)
-    except OSError as exc:
-        if _irregular(path):  # a socket, say, that cannot even be opened
-            _not_regular(path, path.is_dir())
-        reason = exc.strerror or str(exc)
-        problem = Problem(str(path), 1, 1, "<file>", f"cannot read: {reason}")
-        raise ScenarioFileError(path, [problem]) from None
+        raw = read_regular(path, MAX_SCENARIO_FILE_BYTES)
+    except UnreadableFile as exc:
+        raise ScenarioFileError(path, [Problem(str(path), 1, 1, "<file>", exc.reason)]) from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -122,34 +118,6 @@ def _read(path: Path) -> str:
         message = f"cannot read: not valid UTF-8 (byte 0x{raw[exc.start]:02x}: {exc.reason})"
         problem = Problem(str(path), line, column, "<file>", message)
         raise ScenarioFileError(path, [problem]) from None
-
-
-def _read_bytes(path: Path) -> bytes:
-    """The bytes of a regular file: one open (that never waits on a FIFO) and one stat."""
-    if not hasattr(os, "O_NONBLOCK"):  # pragma: no cover - not on POSIX
-        return path.read_bytes()
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if not stat.S_ISREG(mode):
-            _not_regular(path, stat.S_ISDIR(mode))
-        with os.fdopen(descriptor, "rb", closefd=False) as stream:
-            return stream.read()
-    finally:
-        os.close(descriptor)
-
-
-def _irregular(path: Path) -> bool:
-    """Whether ``path`` exists and is not a regular file (False when that cannot be told)."""
-    try:
-        return path.exists() and not path.is_file()
-    except OSError:
-        return False
-
-
-def _not_regular(path: Path, directory: bool) -> NoReturn:
-    what = "a directory" if directory else "not a regular file"
-    raise ScenarioFileError(path, [Problem(str(path), 1, 1, "<file>", f"is {what}")])
 
 
 def load_text(text: str, path: str | Path = "<string>") -> list[LoadedScenario]:
@@ -171,7 +139,8 @@ def load_dict(mapping: Mapping[str, Any], *, source: str = "<dict>") -> list[Loa
         problem = Problem(source, 1, 1, "<root>", f"not plain data: {exc}")
         raise ScenarioFileError(source, [problem]) from None
     parsed = parse_yaml(text, source)
-    assert not isinstance(parsed, Problem)
+    if isinstance(parsed, Problem):  # text no file may hold (a lone surrogate), or too much
+        raise ScenarioFileError(source, [parsed])
     return _load(ParsedYaml(_plain(mapping), parsed.source, []), Path(source))
 
 

@@ -33,8 +33,9 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
     _CSafeLoader = None  # type: ignore[assignment,misc]
 
 from handoff_sim._durations import shown
-from handoff_sim._limits import MAX_YAML_DEPTH, MAX_YAML_NODES
+from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from handoff_sim.scenarios._errors import Problem
+from handoff_sim.scenarios.load._surrogates import may_hold_surrogates, surrogate_problem
 from handoff_sim.scenarios.load._yaml_quick import STR_TAG as _STR_TAG
 from handoff_sim.scenarios.load._yaml_quick import Entries as _Entries
 from handoff_sim.scenarios.load._yaml_quick import QuickBuild, _Unusual
@@ -207,19 +208,29 @@ _GLUED_COMMENT = re.compile(r"[|>][-+0-9]*#")
 
 def _pure_only(text: str) -> bool:
     """Text the two parsers read (or might read) differently: left to the pure parser."""
-    if any(c in text for c in _PURE_ONLY_CHARACTERS):
-        return True
+    if any(c in text for c in _PURE_ONLY_CHARACTERS) or may_hold_surrogates(text):
+        return True  # libyaml refuses a surrogate escape: the pure parser words why
     # a block scalar header needs '|' or '>': most files have neither, so no regex search
     return ("|" in text or ">" in text) and _GLUED_COMMENT.search(text) is not None
 
 
 def parse_yaml(text: str, path: str) -> ParsedYaml | Problem:
-    """Compose and construct one YAML document; a syntax error comes back as a Problem."""
-    if LIBYAML is not None and not _pure_only(text):
-        parsed = _parse_libyaml(LIBYAML, text)
-        if parsed is not None:
-            return parsed
-    return _parse_pure(text, path)
+    """Compose and construct one YAML document; a syntax error comes back as a Problem.
+
+    Text over ``MAX_SCENARIO_FILE_BYTES`` characters is refused unread; running out of
+    memory is a refusal too, never a reason to read the text again with the pure parser.
+    """
+    if len(text) > MAX_SCENARIO_FILE_BYTES:
+        reason = f"is too large: {len(text):,} characters, over the bound of "
+        return Problem(path, 1, 1, "<file>", f"{reason}{MAX_SCENARIO_FILE_BYTES:,} bytes")
+    try:
+        if LIBYAML is not None and not _pure_only(text):
+            parsed = _parse_libyaml(LIBYAML, text)
+            if parsed is not None:
+                return parsed
+        return _parse_pure(text, path)
+    except MemoryError:
+        return Problem(path, 1, 1, "<yaml>", "invalid YAML: out of memory while reading it")
 
 
 def _parse_libyaml(loader_type: type[yaml.cyaml.CSafeLoader], text: str) -> ParsedYaml | None:
@@ -242,6 +253,8 @@ def _parse_libyaml(loader_type: type[yaml.cyaml.CSafeLoader], text: str) -> Pars
         if not _accepted(node):
             return None
         data = loader.construct_document(node)
+    except MemoryError:  # the pure parser would only grind for minutes and fail the same
+        raise
     except Exception:  # any refusal is worded by the pure parser, exactly as it always was
         return None
     return ParsedYaml(data, SourceMap(node), [])
@@ -302,6 +315,9 @@ def _parse_pure(text: str, path: str) -> ParsedYaml | Problem:
         node = loader.get_single_node()
         if node is not None:
             _measure(node)
+            surrogate = surrogate_problem(node, path)
+            if surrogate is not None:
+                return surrogate
         duplicates = _duplicate_keys(node, (), path, set()) if node is not None else []
         data = loader.construct_document(node) if node is not None else None
     except yaml.MarkedYAMLError as exc:
