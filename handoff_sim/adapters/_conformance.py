@@ -75,15 +75,18 @@ DIFFERENCES: tuple[Difference, ...] = (
         "A delegation's arguments are checked against its parameters",
         "handoff-sim takes any JSON object as a delegation's arguments: the sub-agent's input "
         "is `task`, else `input`, else the raw text (`{}` reaches the sub-agent as `{}`). "
-        "Both frameworks validate the arguments against the tool's parameters "
-        "(`{task, context}`, `task` required), at different moments. openai-agents validates "
-        "inside `as_tool`, so under `governed(...)` after the policy admitted the call: a "
-        "call without `task` fails every attempt with `ModelBehaviorError: Invalid JSON input "
-        "for tool ...`, the handoff ends `failed` (reason `error`) and the policy's `on_error` "
-        "decides what the model sees; retries repeat the same refusal. pydantic-ai validates "
-        "before the tool runs: such a call never reaches the policy, no handoff is recorded, "
-        "and the model gets pydantic-ai's retry prompt (`Field required`). Scenarios that "
-        "delegate with `{}` or with `input` instead of `task` show it.",
+        "On a framework the delegation has the framework's own parameter — `input` for "
+        "openai-agents' `as_tool`, `task: str` for the pydantic-ai delegation function — "
+        "and the framework validates the arguments against it, at different moments. "
+        "openai-agents validates inside `as_tool`, so under `governed(...)` after the policy "
+        "admitted the call: a call without `input` fails with `ModelBehaviorError: Invalid "
+        "JSON input for tool ...`, which no retry can fix, so the handoff ends `failed` after "
+        "one attempt and the model gets the SDK's own `An error occurred while running the "
+        "tool. Please try again.` (the policy's `on_error` still decides). pydantic-ai "
+        "validates before the tool runs: such a call never reaches the policy, no handoff is "
+        "recorded, and the model gets pydantic-ai's retry prompt (`Field required`). "
+        "Scenarios that delegate with `{}`, or with another parameter than the framework's, "
+        "show it.",
         {
             "openai-agents": (
                 "doc-max-depth-blocks-recursion",
@@ -99,6 +102,32 @@ DIFFERENCES: tuple[Difference, ...] = (
                 "resolve-input-task-and-context",
                 "retry-recovers",
                 "timeout-fallback",
+            ),
+        },
+    ),
+    Difference(
+        "A delegation's arguments are in the framework's shape",
+        "A scenario delegates with `{task, context}`, handoff-sim's shape. On a framework that "
+        'call reaches the delegation as the framework\'s own parameter — `{"input": ...}` on '
+        'openai-agents, `{"task": ...}` on pydantic-ai — holding the text handoff-sim '
+        "would give the sub-agent (the task, then `Context:` and the context); any other "
+        "arguments reach the framework unchanged. So whatever reads a call's arguments sees "
+        "the framework's shape: an input filter that reads or rewrites `task` and `context`, "
+        "the primary executor a fallback hands the call to, the arguments of a tool call an "
+        "`expect.trace` event names, and a tool's parameters in a script step's expectations.",
+        {
+            "openai-agents": (
+                "fallback-gets-unfiltered-call",
+                "input-filter-python-redacts-only-calls-with-secrets",
+                "input-filter-python-sees-the-call-id",
+                "input-filter-rewrite",
+                "partial-matching",
+            ),
+            "pydantic-ai": (
+                "fallback-gets-unfiltered-call",
+                "input-filter-python-redacts-only-calls-with-secrets",
+                "input-filter-rewrite",
+                "partial-matching",
             ),
         },
     ),
@@ -214,13 +243,20 @@ _INTRO = """\
 How each runtime runs a scenario file: **handoff-sim** is the project's own runtime.
 **openai-agents** and **pydantic-ai** build every agent the scenario reaches as that
 framework's agent, with `SimModel` around the scenario's fake model; its fake tools become
-the framework's tools, and every sub-agent is mounted as the framework's agent-as-tool
-under `governed(...)` with the parent's policy (the frameworks have no delegation policy of
-their own). All turns run in virtual time under `capture()`, and the same expectations are
-checked on the captured trace (docs/adapters.md). A scenario that needs what a framework
-does not have — the Flink or SoPhi style, `session_mode: reuse_session`, a primary executor
-serving tool names the agent does not offer, `expect.sessions` — is not applicable there,
-with the reason; it is neither passed nor failed.
+the framework's tools, and every sub-agent is mounted the way that framework's users
+delegate, under the parent's policy (the frameworks have no delegation policy of their
+own): on openai-agents `governed(child)`, which is `child.as_tool(...)` with its own
+`{input}` parameter; on pydantic-ai a delegation tool as its docs write one, a function of
+one `task: str` parameter that runs the child agent, under `governed_tool(...)`. A
+scenario's `{task, context}` delegation call reaches that parameter as the text
+handoff-sim would give the sub-agent (the task, then `Context:` and the context): `input`
+on openai-agents, `task` on pydantic-ai; other arguments reach the framework unchanged, so
+its own validation answers them. All turns run in virtual time under `capture()`, and the
+same expectations are checked on the captured trace (docs/adapters.md). A scenario that
+needs what a framework does not have — the Flink or SoPhi style, `session_mode:
+reuse_session`, a primary executor serving tool names the agent does not offer,
+`expect.sessions` — is not applicable there, with the reason; it is neither passed nor
+failed.
 """
 
 
@@ -307,7 +343,8 @@ def render(rows: Sequence[Row], found: Mapping[str, str]) -> str:
         "input filter, retries, per-attempt timeouts that cancel the attempt, `FailureAction`, "
         "the fallback and its `handoff unavailable` result, parallel fan-out, cancellation of "
         "siblings in call order — behaves the same on all three: on a framework it runs through "
-        "`governed(...)`, the same code with the same events. What differs is what the "
+        "`governed(...)` or `governed_tool(...)`, the same code with the same events. What "
+        "differs is what the "
         "frameworks do around it:",
         "",
         *_differences(),

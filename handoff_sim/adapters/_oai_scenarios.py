@@ -3,8 +3,9 @@
 Each agent a scenario reaches becomes an ``agents.Agent`` whose model is ``SimModel``
 around the scenario's fake model; its fake tools become ``FunctionTool``s that answer
 a failure as ``@function_tool`` does by default; each sub-agent mount becomes
-``governed(child, ...)`` (``child.as_tool`` under the parent's policy) with our
-``{task, context}`` parameters and envelope result. ``parallel_tool_calls: false`` is
+``governed(child, ...)`` (``child.as_tool`` under the parent's policy) with the SDK's own
+``{input}`` parameter and our envelope result; a scenario's ``{task, context}`` calls
+reach it as ``{input}`` (``native_arguments``). ``parallel_tool_calls: false`` is
 ``RunConfig(tool_execution=ToolExecutionConfig(max_function_tool_concurrency=1))`` for
 that agent's runs (the SDK otherwise starts every call of a turn at once), and
 ``max_steps`` is ``max_turns``.
@@ -16,12 +17,10 @@ import json
 from typing import Any, ClassVar
 
 from agents import Agent, ModelSettings, RunConfig, Runner, RunResult
-from agents.agent_tool_input import StructuredToolInputBuilderOptions
 from agents.exceptions import ModelBehaviorError
 from agents.run_config import ToolExecutionConfig
 from agents.tool import FunctionTool, default_tool_error_function
 from agents.tool_context import ToolContext
-from pydantic import BaseModel
 
 from handoff_sim._safe import describe_error
 from handoff_sim.adapters._capture import Capture, current_tool
@@ -29,24 +28,11 @@ from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture
 from handoff_sim.adapters._oai_governed import governed
 from handoff_sim.adapters._oai_model import SimModel
 from handoff_sim.adapters._scenario_runtime import AgentPlan, FrameworkRuntime
-from handoff_sim.subagents import resolve_input
 from handoff_sim.tools import Tool
 
 __all__ = ["OpenAIAgentsRuntime"]
 
 _ANY_OBJECT: dict[str, Any] = {"type": "object", "additionalProperties": True}
-
-
-class DelegationInput(BaseModel):
-    """The arguments of a delegation, as our runtime offers them: a task and optional context."""
-
-    task: str
-    context: str | None = None
-
-
-def _delegation_input(options: StructuredToolInputBuilderOptions) -> str:
-    """The sub-agent's input text, resolved from the validated arguments as our runtime does."""
-    return resolve_input(json.dumps(options["params"]))
 
 
 def _function_tool(tool: Tool) -> FunctionTool:
@@ -102,8 +88,6 @@ class OpenAIAgentsRuntime(FrameworkRuntime[Agent[Any], RunResult]):
                     fallback=plan.fallback,
                     envelope=True,
                     subagent=mount.name,
-                    parameters=DelegationInput,
-                    input_builder=_delegation_input,
                     run_config=_run_config(plans[mount.agent]),
                     max_turns=plans[mount.agent].spec.max_steps,
                 )

@@ -3,11 +3,13 @@
 Each agent a scenario reaches becomes a ``pydantic_ai.Agent`` whose model is
 ``SimModel`` around the scenario's fake model; its fake tools become tools built
 with ``Tool.from_schema`` (an exception ends the run, as it does for any pydantic-ai
-tool); each sub-agent mount becomes ``governed(child, ...)`` under the parent's
-policy, with our envelope result. ``parallel_tool_calls: false`` makes every tool of
-that agent ``sequential`` (each call runs alone, in call order); ``max_steps`` is
-``UsageLimits(request_limit=...)`` of each of the agent's runs, which keep their usage
-apart (``share_usage=False``).
+tool); each sub-agent mount becomes a delegation tool as the pydantic-ai docs write one —
+a function of its own parameter (``task: str``) that runs the child agent — under
+``governed_tool(...)`` with the parent's policy and our envelope result; a scenario's
+``{task, context}`` calls reach it as ``{task}`` (``native_arguments``).
+``parallel_tool_calls: false`` makes every tool of that agent ``sequential`` (each call
+runs alone, in call order); ``max_steps`` is ``UsageLimits(request_limit=...)`` of each
+of the agent's runs, which keep their usage apart (a child's run gets its own limits).
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from typing import Any, ClassVar
 
-from pydantic_ai import Agent
+from pydantic_ai import Agent, RunContext
 from pydantic_ai.agent import AgentRunResult
 from pydantic_ai.tools import Tool as PaiTool
 from pydantic_ai.usage import UsageLimits
 
 from handoff_sim.adapters._capture import Capture
 from handoff_sim.adapters._pai_capture import PydanticAICapture
-from handoff_sim.adapters._pai_governed import governed
+from handoff_sim.adapters._pai_governed_tool import governed_tool
 from handoff_sim.adapters._pai_model import SimModel
-from handoff_sim.adapters._scenario_runtime import AgentPlan, FrameworkRuntime
+from handoff_sim.adapters._scenario_runtime import AgentPlan, FrameworkRuntime, MountPlan
 from handoff_sim.tools import Tool
 
 __all__ = ["PydanticAIRuntime"]
@@ -52,10 +54,31 @@ def _limits(plan: AgentPlan) -> UsageLimits:
     return UsageLimits(request_limit=plan.spec.max_steps)
 
 
+def _delegation(
+    child: Agent[Any, Any], mount: MountPlan, plan: AgentPlan, limits: UsageLimits
+) -> PaiTool[Any]:
+    """A delegation tool as the docs write one (it runs ``child``), under the parent's policy."""
+
+    @governed_tool(policy=plan.policy, subagent=mount.name, fallback=plan.fallback, envelope=True)
+    async def delegate(ctx: RunContext[Any], task: str) -> Any:
+        # max_steps bounds each run, as in our runtime: the child keeps its usage apart
+        result = await child.run(task, usage_limits=limits)
+        return result.output
+
+    return PaiTool(
+        delegate,
+        name=mount.tool_name,
+        description=mount.description,
+        takes_ctx=True,
+        sequential=not plan.parallel,
+    )
+
+
 class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
     """Runs scenario files on pydantic-ai (``--runtime pydantic-ai``)."""
 
     framework: ClassVar[str] = "pydantic-ai"
+    native_input: ClassVar[str] = "task"
 
     def capture(self) -> Capture:
         return PydanticAICapture()
@@ -74,19 +97,8 @@ class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
         sequential = not plan.parallel
         tools: list[PaiTool[Any]] = [_tool(t, sequential=sequential) for t in plan.tools]
         for mount in plan.mounts:
-            tool = governed(
-                children[mount.agent],
-                policy=plan.policy,
-                name=mount.tool_name,
-                description=mount.description,
-                fallback=plan.fallback,
-                envelope=True,
-                subagent=mount.name,
-                share_usage=False,  # max_steps bounds each run, as in our runtime
-                usage_limits=_limits(plans[mount.agent]),
-            )
-            tool.sequential = sequential
-            tools.append(tool)
+            child = children[mount.agent]
+            tools.append(_delegation(child, mount, plan, _limits(plans[mount.agent])))
         return Agent(
             SimModel(plan.model),
             name=plan.name,

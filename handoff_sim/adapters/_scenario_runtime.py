@@ -13,18 +13,20 @@ names the feature.
 from __future__ import annotations
 
 import contextlib
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import ClassVar, Generic, TypeVar
 
+from handoff_sim._safe import JsonProblem, parse_json
 from handoff_sim.adapters._capture import Capture
 from handoff_sim.adapters._errors import ScenarioNotApplicable
 from handoff_sim.adapters._governed import Fallback
 from handoff_sim.adapters._simulate import simulate_with
 from handoff_sim.errors import HandoffSimError
-from handoff_sim.messages import ToolCall
+from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 from handoff_sim.models import ModelClient
 from handoff_sim.scenarios import LoadedScenario, ModelFactory, ScenarioRun
 from handoff_sim.scenarios.build import (
@@ -41,7 +43,7 @@ from handoff_sim.scenarios.schema import (
     SubAgentSpec,
 )
 from handoff_sim.simulation import DEFAULT_DEADLINE
-from handoff_sim.subagents import check_explicit_tool_name, normalize_tool_name
+from handoff_sim.subagents import check_explicit_tool_name, normalize_tool_name, resolve_input
 from handoff_sim.subagents.policy import HandoffPolicy
 from handoff_sim.tools import Tool
 from handoff_sim.trace import Trace
@@ -50,7 +52,9 @@ __all__ = [
     "AgentPlan",
     "FrameworkRuntime",
     "MountPlan",
+    "NativeArguments",
     "ScenarioPlan",
+    "native_arguments",
     "not_applicable",
 ]
 
@@ -234,6 +238,52 @@ def plan_scenario(
     return plan
 
 
+def native_arguments(arguments: str, key: str) -> str:
+    """A scenario's delegation arguments in the framework's shape: ``{key: <the input>}``.
+
+    A scenario delegates with ``{task, context}`` (our runtime's shape); the framework's
+    delegation takes one text parameter (``input`` for ``as_tool``). Such arguments
+    become that parameter, holding the text our runtime would hand the sub-agent
+    (``resolve_input``: the task, then the context). Anything else — ``{}``, other keys,
+    text that is not a JSON object — reaches the framework unchanged, so its own
+    validation answers it.
+    """
+    try:
+        value = parse_json(arguments)
+    except JsonProblem:
+        return arguments
+    if not isinstance(value, dict) or not isinstance(value.get("task"), str):
+        return arguments
+    if not set(value) <= {"task", "context"}:
+        return arguments
+    if value.get("context") is not None and not isinstance(value["context"], str):
+        return arguments
+    return json.dumps({key: resolve_input(arguments)})
+
+
+class NativeArguments:
+    """A scenario's model whose calls of delegation tools use the framework's own shape."""
+
+    def __init__(self, client: ModelClient, tools: frozenset[str], key: str) -> None:
+        self.client = client
+        self.tools = tools
+        self.key = key
+        self.model_name = str(getattr(client, "model_name", None) or type(client).__name__)
+
+    async def complete(self, request: ModelRequest) -> ModelResponse:
+        """The scenario model's answer, its delegation calls rewritten (see native_arguments)."""
+        response = await self.client.complete(request)
+        calls = tuple(
+            ToolCall(c.id, c.name, native_arguments(c.arguments, self.key))
+            if c.name in self.tools and isinstance(c.arguments, str)
+            else c
+            for c in response.tool_calls
+        )
+        if calls == tuple(response.tool_calls):
+            return response
+        return ModelResponse(text=response.text, tool_calls=calls)
+
+
 class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
     """A ``ScenarioRuntime`` that builds a scenario's agents on a framework and runs them.
 
@@ -242,6 +292,8 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
     """
 
     framework: ClassVar[str] = "framework"
+    native_input: ClassVar[str] = "input"
+    """The one parameter of the framework's delegation tool a scenario's ``task`` maps to."""
 
     def __init__(self, model_factories: Sequence[ModelFactory] = ()) -> None:
         self.model_factories = tuple(model_factories)
@@ -286,6 +338,7 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
         try:
             plan = plan_scenario(spec, models, scenario)
             runs = plan.tool_runs
+            self._native(plan)
             entry = self._build(plan)
         except Exception as exc:  # construction errors are outcomes a scenario may expect
             return ScenarioRun(Trace(), [], exc, 0.0, None, runs)
@@ -316,6 +369,13 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
             None,
             dict(plan.tool_runs),
         )
+
+    def _native(self, plan: ScenarioPlan) -> None:
+        """Each delegating agent's model calls its delegations in the framework's shape."""
+        for agent in plan.agents.values():
+            if agent.mounts:
+                tools = frozenset(m.tool_name for m in agent.mounts)
+                agent.model = NativeArguments(agent.model, tools, self.native_input)
 
     def _build(self, plan: ScenarioPlan) -> AgentT:
         """Build the agents children first; an agent mounted twice is one framework agent."""
