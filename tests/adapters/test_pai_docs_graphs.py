@@ -317,6 +317,21 @@ def test_an_input_filter_rewrites_the_bodys_arguments_validated_by_their_types()
     assert run.result.output == "joke B"
 
 
+def test_bare_governed_tool_applies_the_default_policy_one_attempt() -> None:
+    from handoff_sim.adapters.pydantic_ai import governed_tool
+
+    g = graph(
+        calls("joke_factory", count=2),
+        {"text": "gave up", "expect": {"last_tool_result_contains": "provider down"}},
+        generation=[{"error": "provider down"}],
+        govern=governed_tool,
+    )
+    run = run_jokes(g)
+    [record] = run.trace.handoffs("joke_factory")
+    assert (record.status, record.attempts, record.depth) == ("failed", 1, 1)
+    assert run.result.output == "gave up"
+
+
 def test_governed_tool_applies_its_policy_outside_a_capture_too() -> None:
     import asyncio
 
