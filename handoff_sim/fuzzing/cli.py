@@ -1,12 +1,14 @@
 """``handoff-sim fuzz``: run generated (and bundled) scenarios and check every invariant.
 
 Exit status 0 when no invariant broke, 1 when one did (the shrunk case is
-written as a Python and a YAML reproducer), 2 for bad arguments.
+written as a Python and a YAML reproducer), 2 for bad arguments: every number has a
+range (``MAX_*`` below), and so has the size of the trees that depth and breadth allow.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 import time
@@ -14,6 +16,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from handoff_sim._durations import shown
+from handoff_sim._limits import MAX_SECONDS
 from handoff_sim.fuzzing._case import case_of, check_case
 from handoff_sim.fuzzing._faults import FAULTS, Fault
 from handoff_sim.fuzzing._repro import FuzzFailure, write_reproducer
@@ -24,9 +28,31 @@ from handoff_sim.fuzzing.generate import ScenarioOptions
 if TYPE_CHECKING:
     from handoff_sim.scenarios import LoadedScenario
 
-__all__ = ["DEFAULT_EXAMPLES", "build_parser", "main"]
+__all__ = [
+    "DEFAULT_EXAMPLES",
+    "MAX_AGENTS",
+    "MAX_BREADTH",
+    "MAX_DEPTH",
+    "MAX_EXAMPLES",
+    "MAX_SEED",
+    "build_parser",
+    "main",
+    "tree_size",
+]
 
 DEFAULT_EXAMPLES = 200
+MAX_EXAMPLES = 10_000_000
+"""``--examples``: 1 to this many generated cases (days of fuzzing; ``--seconds`` for longer)."""
+MAX_DEPTH = 20
+"""``--max-depth``: 0 (one agent) to this many levels of sub-agents."""
+MAX_BREADTH = 100
+"""``--max-breadth``: 0 to this many sub-agents per agent."""
+MAX_AGENTS = 1_000
+"""The most agents a tree of ``--max-depth`` and ``--max-breadth`` may hold (1 + b + b² + …
++ b^d): a generated case of the largest takes about 0.1 s, so the default 200 examples end
+within a minute."""
+MAX_SEED = 2**64 - 1
+"""``--seed``: 0 to this (an unseeded run picks a 32-bit seed)."""
 _PROGRESS_EVERY = 50
 
 
@@ -37,12 +63,41 @@ def build_parser(prog: str = "handoff-sim fuzz") -> argparse.ArgumentParser:
         description="Fuzz handoff configurations against adversarial and scripted models.",
     )
     parser.add_argument(
-        "--examples", type=int, default=None, help=f"generated cases (default {DEFAULT_EXAMPLES})"
+        "--examples",
+        type=_integer(1, MAX_EXAMPLES),
+        default=None,
+        metavar="N",
+        help=f"generated cases, 1 to {MAX_EXAMPLES:,} (default {DEFAULT_EXAMPLES})",
     )
-    parser.add_argument("--seconds", type=float, default=None, help="time budget instead")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the search (random)")
-    parser.add_argument("--max-depth", type=int, default=2, help="deepest sub-agent level")
-    parser.add_argument("--max-breadth", type=int, default=2, help="sub-agents per agent")
+    parser.add_argument(
+        "--seconds",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help=f"a wall-clock budget instead, more than 0 and at most {MAX_SECONDS:,.0f} (a year)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=_integer(0, MAX_SEED),
+        default=None,
+        metavar="N",
+        help="seed of the search, 0 to 2**64-1 (default: a random one, printed)",
+    )
+    parser.add_argument(
+        "--max-depth",
+        type=_integer(0, MAX_DEPTH),
+        default=2,
+        metavar="N",
+        help=f"deepest sub-agent level, 0 to {MAX_DEPTH} (default 2)",
+    )
+    parser.add_argument(
+        "--max-breadth",
+        type=_integer(0, MAX_BREADTH),
+        default=2,
+        metavar="N",
+        help=f"sub-agents per agent, 0 to {MAX_BREADTH} (default 2); the tree they allow may "
+        f"hold at most {MAX_AGENTS:,} agents",
+    )
     parser.add_argument(
         "--scenarios",
         action="append",
@@ -61,6 +116,54 @@ def build_parser(prog: str = "handoff-sim fuzz") -> argparse.ArgumentParser:
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     return parser
+
+
+def _integer(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high``, else a usage error saying so."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"must be an integer from {low:,} to {high:,}, got {shown(text)}"
+            )
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in its own messages
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds, more than 0 and at most ``MAX_SECONDS``."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value <= MAX_SECONDS:  # nan fails it too
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds more than 0 and at most {MAX_SECONDS:,.0f} "
+            f"(a year), got {shown(text)}"
+        )
+    return value
+
+
+def tree_size(depth: int, breadth: int) -> int:
+    """The most agents a generated tree may hold: ``1 + breadth + breadth**2 + ... (depth)``."""
+    return sum(breadth**level for level in range(depth + 1))
+
+
+def _check_tree(parser: argparse.ArgumentParser, options: argparse.Namespace) -> None:
+    """A usage error (exit 2) when depth and breadth allow trees of more than ``MAX_AGENTS``."""
+    size = tree_size(options.max_depth, options.max_breadth)
+    if size > MAX_AGENTS:
+        parser.error(
+            f"--max-depth {options.max_depth} with --max-breadth {options.max_breadth} allows "
+            f"trees of {size:,} agents (1 + b + b^2 + ... + b^d), more than {MAX_AGENTS:,}: "
+            "lower one of them"
+        )
 
 
 class _Session:
@@ -176,13 +279,9 @@ def main(args: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         options = parser.parse_args(list(sys.argv[1:] if args is None else args))
+        _check_tree(parser, options)
     except SystemExit as exc:
         return int(exc.code or 0)
-    if (options.examples is not None and options.examples < 1) or (
-        options.seconds is not None and options.seconds <= 0
-    ):
-        print("handoff-sim fuzz: --examples and --seconds must be positive", file=sys.stderr)
-        return 2
     session = _Session(options, sys.stderr)
     session.bundled()
     if not session.failures:
