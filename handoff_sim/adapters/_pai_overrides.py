@@ -54,6 +54,9 @@ def _referred(value: object, names: dict[int, str]) -> Iterable[object]:
         return [value.attempt]
     if isinstance(value, types.FunctionType):
         cells = [cell.cell_contents for cell in value.__closure__ or () if _filled(cell)]
+        wrapped = getattr(value, "__wrapped__", None)  # functools.wraps: governed_tool's
+        if wrapped is not None:
+            cells.append(wrapped)
         found = value.__globals__
         named = [n for n in dict.fromkeys(_names(value.__code__)) if n in found]
         for name in named:
