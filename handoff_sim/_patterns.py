@@ -119,6 +119,7 @@ def unrolled_size(pattern: str) -> int:
             _item(sizes, 1)
         elif char == "(":
             sizes.append([0, 0])
+            index = _past_extension(pattern, index)
         elif char == ")" and len(sizes) > 1:
             _item(sizes, max(sizes.pop()[0], 1))
         elif char == "{" and (count := _COUNT.match(pattern, index - 1)) is not None:
@@ -136,6 +137,15 @@ def unrolled_size(pattern: str) -> int:
 def _item(sizes: list[list[int]], size: int) -> None:
     sizes[-1][0] += size
     sizes[-1][1] = size
+
+
+def _past_extension(pattern: str, index: int) -> int:
+    """Past a group's ``?:``, ``?P<name>``, ``?<=`` ... header (at ``index``), if it has one."""
+    if not pattern.startswith("?", index):
+        return index
+    while index < len(pattern) and pattern[index] not in ":=!>)":
+        index += 1
+    return index + 1 if index < len(pattern) and pattern[index] != ")" else index
 
 
 def _end_of_set(pattern: str, index: int) -> int:

@@ -241,13 +241,15 @@ def _check_turns(checker: _Checker) -> None:
         if turn.expect is None:
             continue
         at = f"run.{index}.expect"
-        with checker.patterns(at):
-            if "session_id" in turn.expect.model_fields_set:
+        if "session_id" in turn.expect.model_fields_set:
+            with checker.patterns(f"{at}.session_id"):
                 _check_session_id(checker, turn.expect.session_id, sessions, index)
-            if turn.expect.error is not None:
+        if turn.expect.error is not None:
+            with checker.patterns(f"{at}.error"):
                 raised_here = len(run.outputs) == index
                 _check_error(checker, turn.expect.error, f"{at}.error", raised_here=raised_here)
-            if "output" in turn.expect.model_fields_set and index < len(run.outputs):
+        if "output" in turn.expect.model_fields_set and index < len(run.outputs):
+            with checker.patterns(f"{at}.output"):
                 _check_output(checker, turn.expect.output, run.outputs[index], f"{at}.output")
 
 
