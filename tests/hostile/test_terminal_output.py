@@ -4,8 +4,8 @@ The corpus (``files/control_characters_in_names.yaml``, ``files/otlp_control_cha
 in_names.json``, ``files/expect_control_characters.yaml``) puts ESC and OSC sequences
 (window title, OSC 52 clipboard write, erase line), a C1 CSI, bare CRs, line breaks
 followed by ``PASS ...``, U+2028/U+2029/U+0085, bidi overrides and isolates and lone
-surrogates (in the trace: a scenario file holding one is refused at load) in agent
-names, tool names, call ids, outputs, errors and expected values.
+surrogates (in recorded outputs: a scenario file, or a recorded name, holding one is
+refused at load) in agent names, tool names, call ids, outputs, errors and expected values.
 Every front end runs on it; what it prints must hold no control character but ``\\n``
 and ``\\t``, and no line may be a forged ``PASS`` line.
 """
@@ -147,8 +147,9 @@ def test_commands_print_lone_surrogates_as_escapes_on_a_real_stdout(tmp_path: Pa
     program = (
         "import sys\n"
         "from handoff_sim.cli import main\n"
-        f"codes = main(['run', '-v', {str(SCENARIOS)!r}]), main(['check', {str(OTLP)!r}])\n"
-        "sys.exit(0 if codes == (1, 0) else 3)\n"
+        f"codes = (main(['run', '-v', {str(SCENARIOS)!r}]),\n"
+        f"    main(['check', {str(OTLP)!r}, '--expect', {str(EXPECT)!r}]))\n"
+        "sys.exit(0 if codes == (1, 1) else 3)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", program], capture_output=True, cwd=tmp_path, timeout=120, check=False
@@ -156,7 +157,7 @@ def test_commands_print_lone_surrogates_as_escapes_on_a_real_stdout(tmp_path: Pa
     out, err = done.stdout.decode("utf-8"), done.stderr.decode("utf-8")
     assert done.returncode == 0, err
     assert "Traceback" not in err
-    assert "\\ud800" in out  # the recorded agent name
+    assert "\\ud800" in out  # the recorded output
     assert not raw_controls(out + err)
     assert not forged_lines(out)
 
