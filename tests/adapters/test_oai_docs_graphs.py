@@ -349,3 +349,25 @@ def test_what_a_test_needs_imports_from_the_top_level() -> None:
     assert handoff_sim.Transfer is Transfer
     assert handoff_sim.HandoffDeniedError is HandoffDeniedError
     assert handoff_sim.check_invariants is check_invariants
+
+
+def test_structured_output_is_scripted_as_the_json_text_the_sdk_validates() -> None:
+    from agents import Agent, Runner
+    from agents.exceptions import ModelBehaviorError
+    from pydantic import BaseModel
+
+    from handoff_sim.adapters.openai_agents import SimModel, simulate_run
+
+    class Weather(BaseModel):
+        city: str
+        degrees: int
+
+    def agent(output_type: Any, text: str) -> Any:
+        return Agent(name="w", output_type=output_type, model=SimModel(ScriptedModel([text])))
+
+    run = simulate_run(Runner.run(agent(Weather, '{"city": "Oslo", "degrees": 3}'), "x"))
+    assert run.final_output == Weather(city="Oslo", degrees=3)
+    wrapped = simulate_run(Runner.run(agent(list[str], '{"response": ["a", "b"]}'), "x"))
+    assert wrapped.final_output == ["a", "b"]  # not an object type: wrapped in "response"
+    bad = simulate_run(Runner.run(agent(Weather, '{"city": "Oslo"}'), "x"), raise_errors=False)
+    assert isinstance(bad.error, ModelBehaviorError)
