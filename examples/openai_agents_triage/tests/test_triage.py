@@ -90,3 +90,19 @@ def test_an_adversarial_triage_model_cannot_break_the_policy(seed):
 
 def test_the_policy_holds_under_generated_delegation_trees(handoff_fuzz):
     handoff_fuzz.check(POLICY, examples=25)
+
+
+def test_the_applications_own_graph_runs_on_fakes_swapped_by_agent_name(handoff_models):
+    agent = build_triage()  # as the application builds it: models given by name
+    handoff_models(
+        agent,
+        {
+            "triage": ScriptedModel([{"tool_calls": [call("r1", "research", "moon")]}, "done"]),
+            "*": ScriptedModel(["384,400 km"]),
+        },
+    )
+    run = simulate_run(Runner.run(agent, "How far away is the Moon?"))
+    assert run.final_output == "done"
+    assert [(h.subagent, h.output) for h in run.trace.handoffs()] == [
+        ("researcher", "384,400 km")
+    ]
