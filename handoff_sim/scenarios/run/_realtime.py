@@ -13,6 +13,7 @@ nor pass late.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -79,15 +80,16 @@ class RealTimeRun:
     async def _bounded(self, coro: Coroutine[Any, Any, T]) -> T:
         """The turn as a task of its own, waited for until the deadline and no longer."""
         with use_environment(self.environment):
-            task = asyncio.ensure_future(coro)
+            context = contextvars.copy_context()
+        task = asyncio.get_running_loop().create_task(coro, context=context)
         try:
             await asyncio.wait({task}, timeout=max(self._left(), 0))
         except asyncio.CancelledError:  # Ctrl-C: the turn is cancelled too
-            await _stop(task, self.grace)
+            await _stop(task, self.grace, context)
             raise
         if not task.done():
             self.expired = True
-            ended = await _stop(task, self.grace)
+            ended = await _stop(task, self.grace, context)
             how = "every handoff was ended" if ended else _ABANDONED.format(self.grace)
             raise RealTimeDeadlineError(
                 f"the run went over {self.limit:g}s of real time (clock: real); {how}"
@@ -103,33 +105,40 @@ class RealTimeRun:
         )
 
 
-_ABANDONED = (
-    "its work ignored the cancellation and was abandoned {:g}s later (its open handoffs "
-    "may have no end)"
-)
+_ABANDONED = "its work ignored the cancellation and was closed {:g}s later"
 
 
-async def _stop(task: asyncio.Task[Any], grace: float) -> bool:
+async def _stop(
+    task: asyncio.Task[Any], grace: float, context: contextvars.Context | None = None
+) -> bool:
     """Cancel ``task`` and wait ``grace`` seconds at most; whether it ended by itself.
 
     A task still running then ignores its cancellation: its coroutine is closed (its
-    ``finally`` blocks run), so nothing of it runs on after the turn.
+    ``finally`` blocks run, in ``context``, the one it runs in), so nothing of it runs
+    on after the turn.
     """
     task.cancel()
     await asyncio.wait({task}, timeout=grace)
     if task.done():
         _retrieve(task)
         return True
-    _close_coroutine(task)
+    _close_coroutine(task, context)
     await asyncio.wait({task}, timeout=grace)
     _retrieve(task)
     return False
 
 
-def _close_coroutine(task: asyncio.Task[Any]) -> None:
-    """End a task that ignores cancellation: close its coroutine, then cancel it again."""
-    with suppress(RuntimeError):  # it ignored GeneratorExit too: left to the loop's closing
-        task.get_coro().close()
+def _close_coroutine(task: asyncio.Task[Any], context: contextvars.Context | None) -> None:
+    """End a task that ignores cancellation: close its coroutine (in the task's own context,
+    where its ``finally`` blocks expect to run), then cancel it again."""
+    coro = task.get_coro()
+    if context is None:  # Task.get_context is new in Python 3.12
+        context = getattr(task, "get_context", lambda: None)()
+    with suppress(Exception):  # what its finally blocks raise; the run has failed anyway
+        if context is not None:
+            context.run(coro.close)
+        else:
+            coro.close()
     task.cancel()
 
 
