@@ -280,7 +280,20 @@ class _Tally:
         return EXIT_OK if self.passed or self.not_applicable else EXIT_NOTHING
 
 
+def _outputs_refused(args: argparse.Namespace) -> bool:
+    """Whether ``--html`` or ``--otel`` is refused (each reason printed): it is one of the
+    inputs, a ``.yaml`` in a scenario directory, or the other option's file."""
+    from handoff_sim.scenarios.load import output_problems
+
+    problems = output_problems([("--html", args.html), ("--otel", args.otel)], args.paths)
+    for problem in problems:
+        print(f"handoff-sim run: {problem}", file=sys.stderr)
+    return bool(problems)
+
+
 def _run(args: argparse.Namespace) -> int:
+    if _outputs_refused(args):  # before anything runs or is written
+        return EXIT_USAGE
     report = CommandReport(args.html)  # does nothing without --html
     out, err = sys.stdout, report.watch(sys.stderr)
     plugins = _plugins(args)

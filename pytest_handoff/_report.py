@@ -178,11 +178,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the collector when ``--handoff-report`` is given (its folder must exist)."""
+    """Register the collector when ``--handoff-report`` is given (a missing folder is
+    created when the report is written, as ``--handoff-otel``'s is)."""
     path = config.getoption("handoff_report", None)
     if not path:
         return
-    folder = Path(config.invocation_params.dir, path).parent
-    if not folder.is_dir():
-        raise pytest.UsageError(f"--handoff-report: no such directory: {folder}")
     config.pluginmanager.register(ReportPlugin(config, path), "handoff-report")

@@ -136,6 +136,27 @@ def _add_to_args(config: pytest.Config, dirs: list[Path]) -> None:
             given.append(folder)
 
 
+def _refuse_outputs_over_inputs(config: pytest.Config, dirs: list[Path]) -> None:
+    """A usage error when ``--handoff-report`` or ``--handoff-otel`` would overwrite a
+    scenario input (or be read as one), or both name one file."""
+    base = config.invocation_params.dir
+    outputs = [
+        (option, base / value)
+        for option, value in (
+            ("--handoff-report", config.getoption("handoff_report", None)),
+            ("--handoff-otel", config.getoption("handoff_otel", None)),
+        )
+        if value
+    ]
+    if not outputs:
+        return
+    from handoff_sim.scenarios.load import output_problems
+
+    problems = output_problems(outputs, dirs)
+    if problems:
+        raise pytest.UsageError("; ".join(problems))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Register markers; find the scenario directories and add them to the run."""
     for line in _MARKERS:
@@ -145,6 +166,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if missing:
         source = "--handoff-scenarios" if from_cli else "handoff_scenarios (ini)"
         raise pytest.UsageError(f"{source}: no such file or directory: {', '.join(missing)}")
+    _refuse_outputs_over_inputs(config, dirs)
     config.stash[SCENARIO_DIRS] = tuple(dirs)
     otel_file = config.getoption("handoff_otel", None)
     if otel_file:

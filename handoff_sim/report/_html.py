@@ -114,8 +114,12 @@ def write_report(
     title: str = "handoff-sim report",
     base: Path | None = None,
 ) -> Path:
-    """Write :func:`render_report` to ``path`` (UTF-8) and return it; OSError if it cannot."""
+    """Write :func:`render_report` to ``path`` (UTF-8) and return it; OSError if it cannot.
+
+    A missing folder of ``path`` is created, as the OTLP output's is.
+    """
     target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(render_report(results, title=title, base=base), encoding="utf-8")
     return target
 

@@ -19,6 +19,7 @@ from handoff_sim.scenarios.load._loader import (
     load_path,
     load_text,
 )
+from handoff_sim.scenarios.load._outputs import output_problems
 from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
 
 __all__ = [
@@ -37,6 +38,7 @@ __all__ = [
     "load_file",
     "load_path",
     "load_text",
+    "output_problems",
     "parse_yaml",
     "resolve_agent_types",
     "resolve_input_type",
