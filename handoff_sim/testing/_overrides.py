@@ -13,14 +13,11 @@ import importlib
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, overload
+from typing import Any, overload
 
 from handoff_sim.agent import Agent, override_agent_models, require_agent
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.models import ModelClient
-
-if TYPE_CHECKING:
-    from handoff_sim.adapters import FrameworkTree
 
 __all__ = ["AgentTree", "override_models"]
 
@@ -95,21 +92,20 @@ def override_models(
 
 
 @overload
-def override_models(
-    root: object, models: Mapping[str, Any]
-) -> AbstractContextManager[FrameworkTree]: ...
+def override_models(root: object, models: Mapping[str, Any]) -> AbstractContextManager[Any]: ...
 
 
 def override_models(
     root: object, models: Mapping[str, Any]
-) -> AbstractContextManager[AgentTree] | AbstractContextManager[FrameworkTree]:
+) -> AbstractContextManager[AgentTree] | AbstractContextManager[Any]:
     """Run the agents of ``root``'s tree named in ``models`` on those models; ``"*"``: the rest.
 
     A name no agent of the tree has is a ConfigurationError naming it and the known
     names. The swap follows ``Agent.override``: it holds in this context (and the runs and
     tasks started inside the block), stacks, and is undone on exit. An openai-agents or
     pydantic-ai agent's graph is swapped by its adapter (docs/adapters.md, "Fakes in an
-    existing graph"): the fakes are wrapped in the framework's ``SimModel``.
+    existing graph"): the fakes are wrapped in the framework's ``SimModel``, and the block
+    gets a ``handoff_sim.adapters.FrameworkTree``.
     """
     if not isinstance(root, Agent):
         swap = _framework_swap(root, models)
@@ -118,16 +114,13 @@ def override_models(
     return _override_tree(require_agent(root, "override_models"), models)
 
 
-def _framework_swap(
-    root: object, models: Mapping[str, Any]
-) -> AbstractContextManager[FrameworkTree] | None:
+def _framework_swap(root: object, models: Mapping[str, Any]) -> AbstractContextManager[Any] | None:
     """The adapter's swap for a framework agent (the adapters sit above the fakes: by name)."""
     packages = {cls.__module__.partition(".")[0] for cls in type(root).__mro__}
     if packages.isdisjoint(_FRAMEWORK_PACKAGES):
         return None
     adapters: Any = importlib.import_module("handoff_sim.adapters")
-    swap: AbstractContextManager[FrameworkTree] | None
-    swap = adapters.override_framework_models(root, models)
+    swap: AbstractContextManager[Any] | None = adapters.override_framework_models(root, models)
     return swap
 
 
