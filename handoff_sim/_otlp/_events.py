@@ -10,7 +10,7 @@ per run. Their events are ordered by time, then by position in the tree.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +29,13 @@ from handoff_sim._otlp._names import (
     SEQ_START,
 )
 from handoff_sim._otlp._ours import OurFields
-from handoff_sim._otlp._parse import OtlpFormatError, RawEvent, RawSpan
+from handoff_sim._otlp._parse import (
+    OtlpFormatError,
+    RawEvent,
+    RawSpan,
+    lone_surrogate,
+    surrogate_problem,
+)
 from handoff_sim._otlp._tree import Role, SpanTree, role_of
 from handoff_sim.events import EVENT_TYPES, Event
 
@@ -127,8 +133,7 @@ class _Mapper:
     def enter(self, span: RawSpan, ctx: _Ctx) -> tuple[_Ctx, Callable[[], None] | None]:
         role = role_of(span)
         if "handoff_sim.run_id" in span.attributes and role is not None:
-            self.bound(span.attributes.get("handoff_sim.depth"), span)
-            return ctx, self.ours(span, role, ctx)
+            return ctx, self.ours(span, role, ctx)  # its fields bound depths (OurFields)
         if role == "run":
             return self.foreign_run(span, ctx)
         if role in ("chat", "tool") and ctx.run is None:
@@ -144,9 +149,9 @@ class _Mapper:
             self.unmapped.append((span, _why_unmapped(span)))
         return ctx, None
 
-    def bound(self, depth: object, span: RawSpan) -> None:
+    def bound(self, depth: int, span: RawSpan) -> None:
         """Refuse agent runs nested deeper than the runtime itself ever nests them."""
-        if isinstance(depth, int) and depth > MAX_NESTING:
+        if depth > MAX_NESTING:
             raise OtlpFormatError(
                 self.label,
                 span.where,
@@ -277,11 +282,8 @@ class _Mapper:
     def foreign_chat(self, span: RawSpan, ctx: _Ctx, run: _Run) -> Callable[[], None]:
         run.chats += 1
         step = run.chats
-        request = {
-            "step": step,
-            "messages": genai.message_count(span),
-            "tools": genai.tool_definitions(span),
-        }
+        tools = self.names_in(span, "gen_ai.tool.definitions", genai.tool_definitions(span))
+        request = {"step": step, "messages": genai.message_count(span), "tools": tools}
         self.point("model_request", span.start_ns, ctx.lo, None, _on(run, run.depth) | request)
 
         def exit_() -> None:
@@ -291,6 +293,8 @@ class _Mapper:
             labels = genai.call_labels(span)
             if labels is None or (not labels and answer is None):
                 labels = self.calls_after(span, run)
+            else:
+                self.names_in(span, "gen_ai.output.messages", labels)
             run.last_text = answer if answer is not None else run.last_text
             response = {"step": step, "text": answer, "tool_calls": tuple(labels)}
             self.point("model_response", span.end_ns, ctx.hi, None, _on(run, run.depth) | response)
@@ -353,6 +357,17 @@ class _Mapper:
             "error": None if status == "completed" else error,
         }
         self.point("handoff_end", span.end_ns, ctx.hi, None, _on(handoff.run, handoff.depth) | end)
+
+    def names_in(self, span: RawSpan, key: str, names: Sequence[str]) -> tuple[str, ...]:
+        """``names`` (of tools, or tool calls) read from the JSON in attribute ``key``,
+        refused when one holds a lone surrogate, as names in attributes are."""
+        code = lone_surrogate(names)
+        if code is not None:
+            where = f"{span.where}.attributes[{key}]"
+            raise OtlpFormatError(
+                self.label, where, f"a tool name or call id {surrogate_problem(code)}"
+            )
+        return tuple(names)
 
     # -- lookups ----------------------------------------------------------------------------
 

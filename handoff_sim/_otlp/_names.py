@@ -30,6 +30,7 @@ __all__ = [
     "GEN_AI_TOOL_RESULT",
     "GEN_AI_TOOL_TYPE",
     "HANDOFF",
+    "NAMES",
     "OUR",
     "PROVIDER",
     "SCOPE",
@@ -72,6 +73,44 @@ EVENT_HANDOFF_END: Final = "handoff_sim.handoff_end"
 EVENT_CONFIRMATION_REQUEST: Final = "handoff_sim.confirmation_request"
 EVENT_CONFIRMATION_DECISION: Final = "handoff_sim.confirmation_decision"
 CONFIRMATION: Final = "handoff_sim.confirmation."
+
+NAMES: Final = frozenset(
+    {
+        GEN_AI_OPERATION,
+        GEN_AI_AGENT_NAME,
+        GEN_AI_AGENT_ID,
+        GEN_AI_CONVERSATION_ID,
+        GEN_AI_TOOL_NAME,
+        GEN_AI_TOOL_CALL_ID,
+        ERROR_TYPE,
+        "exception.type",
+        "agent_name",
+        "agent.name",
+        "tool.name",
+        "tool_name",
+        "handoff_sim.agent",
+        "handoff_sim.run_id",
+        "handoff_sim.parent_run_id",
+        "handoff_sim.call_id",
+        "handoff_sim.tool",
+        "handoff_sim.tools",
+        "handoff_sim.tool_calls",
+        f"{HANDOFF}id",
+        f"{HANDOFF}parent_id",
+        f"{HANDOFF}subagent",
+        f"{HANDOFF}session_id",
+        f"{CONFIRMATION}batch_id",
+        f"{CONFIRMATION}call_ids",
+        f"{CONFIRMATION}call_id",
+        f"{CONFIRMATION}tools",
+        f"{CONFIRMATION}tool",
+        TRACE_NAME,
+        "handoff_sim.scenario.id",
+        "handoff_sim.scenario.path",
+    }
+)
+"""Attributes whose values are names or ids (agents, tools, calls, runs, sessions, error
+types): the import refuses a lone surrogate in them, as in span names and attribute keys."""
 
 DEFAULT_EPOCH_NS: Final = 1_767_225_600 * 1_000_000_000
 """2026-01-01T00:00:00Z, the simulations' default wall-clock start, in Unix nanoseconds."""

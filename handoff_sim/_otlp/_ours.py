@@ -3,14 +3,16 @@
 Every such span carries ``handoff_sim.run_id``, ``handoff_sim.agent`` and
 ``handoff_sim.depth``; a start or end event exists when its sequence number
 (``handoff_sim.seq.start`` / ``.seq.end``, or the ``handoff_sim.seq`` of the handoff's
-span events) does. A field of the wrong type is an :class:`OtlpFormatError` naming
-the attribute.
+span events) does. A field of the wrong type, or a number outside its bounds (see
+docs/otel.md), is an :class:`OtlpFormatError` naming the attribute.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any, get_args
 
+from handoff_sim._limits import MAX_NESTING
 from handoff_sim._otlp._names import (
     ATTEMPT,
     CONFIRMATION,
@@ -40,6 +42,18 @@ from handoff_sim.events import (
 __all__ = ["OurFields"]
 
 Fields = tuple[str, dict[str, Any]]
+
+INT64_MAX = 2**63 - 1
+"""The largest count an attribute can hold (OTLP's ``intValue`` is a signed 64-bit integer)."""
+
+MAX_DURATION_MS = (2**64 - 1) / 1_000_000
+"""The longest duration: what an OTLP timestamp (unsigned 64-bit nanoseconds) can span."""
+
+RUN_DEPTHS = (0, MAX_NESTING)
+"""Depth of an agent run and of its model and tool calls: the runtime's bound on nesting."""
+
+HANDOFF_DEPTHS = (1, MAX_NESTING + 1)
+"""Depth of a handoff and its attempts: one deeper than the run that made it."""
 
 _RUN_STATUS = ("completed", "failed", "cancelled")
 _TOOL_STATUS = ("ok", "error", "cancelled")
@@ -84,17 +98,25 @@ class OurFields:
             raise self._fail(key, f"{value!r} is not one of {', '.join(allowed)}")
         return value
 
-    def integer(self, key: str) -> int:
+    def integer(self, key: str, low: int = 0, high: int = INT64_MAX) -> int:
+        """An integer attribute from ``low`` to ``high``."""
         value = self.attributes.get(key)
         if not isinstance(value, int) or isinstance(value, bool):
             raise self._fail(key, "missing, or not an integer")
+        if not low <= value <= high:
+            raise self._fail(key, f"{value} is outside the bounds {low} to {high}")
         return value
 
-    def number(self, key: str) -> float:
+    def duration(self, key: str) -> float:
+        """A duration in milliseconds: finite, from 0 to :data:`MAX_DURATION_MS`."""
         value = self.attributes.get(key)
         if not isinstance(value, int | float) or isinstance(value, bool):
             raise self._fail(key, "missing, or not a number")
-        return float(value)
+        number = float(value)
+        if not (math.isfinite(number) and 0 <= number <= MAX_DURATION_MS):
+            span = "0 to 2^64 ns, what an OTLP timestamp can span"
+            raise self._fail(key, f"{number!r} is not a finite duration from {span}")
+        return number
 
     def names(self, key: str) -> tuple[str, ...]:
         value = self.attributes.get(key)
@@ -104,11 +126,13 @@ class OurFields:
             raise self._fail(key, "not a list of strings")
         return tuple(value)
 
-    def on(self, depth_key: str = "handoff_sim.depth") -> dict[str, Any]:
-        """``agent``, ``depth`` and ``run_id`` of the span's events."""
+    def on(
+        self, depth_key: str = "handoff_sim.depth", depths: tuple[int, int] = RUN_DEPTHS
+    ) -> dict[str, Any]:
+        """``agent``, ``depth`` (within ``depths``) and ``run_id`` of the span's events."""
         return {
             "agent": self.text("handoff_sim.agent"),
-            "depth": self.integer(depth_key),
+            "depth": self.integer(depth_key, *depths),
             "run_id": self.text("handoff_sim.run_id"),
         }
 
@@ -155,14 +179,14 @@ class OurFields:
 
     def _model_request(self) -> Fields:
         return "model_request", self.on() | {
-            "step": self.integer("handoff_sim.step"),
+            "step": self.integer("handoff_sim.step", 1),
             "messages": self.integer("handoff_sim.messages"),
             "tools": self.names("handoff_sim.tools"),
         }
 
     def _model_response(self) -> Fields:
         return "model_response", self.on() | {
-            "step": self.integer("handoff_sim.step"),
+            "step": self.integer("handoff_sim.step", 1),
             "text": self.maybe_text("handoff_sim.text"),
             "tool_calls": self.names("handoff_sim.tool_calls"),
         }
@@ -181,11 +205,11 @@ class OurFields:
         }
 
     def _attempt(self) -> dict[str, Any]:
-        return self.on() | {
+        return self.on(depths=HANDOFF_DEPTHS) | {
             "handoff_id": self.text(f"{HANDOFF}id"),
             "call_id": self.text("handoff_sim.call_id"),
             "tool": self.text("handoff_sim.tool"),
-            "attempt": self.integer(ATTEMPT),
+            "attempt": self.integer(ATTEMPT, 1),
         }
 
     def _attempt_start(self) -> Fields:
@@ -194,7 +218,7 @@ class OurFields:
     def _attempt_end(self) -> Fields:
         return "handoff_attempt_end", self._attempt() | {
             "outcome": self.choice("handoff_sim.outcome", _OUTCOMES),
-            "duration_ms": self.number("handoff_sim.duration_ms"),
+            "duration_ms": self.duration("handoff_sim.duration_ms"),
             "error": self.maybe_text("handoff_sim.error"),
         }
 
@@ -205,7 +229,7 @@ class OurFields:
 
     def _handoff(self) -> dict[str, Any]:
         return (
-            self.on(f"{HANDOFF}depth")
+            self.on(f"{HANDOFF}depth", HANDOFF_DEPTHS)
             | self._call()
             | {
                 "handoff_id": self.text(f"{HANDOFF}id"),
@@ -228,7 +252,7 @@ class OurFields:
             "status": self.choice(f"{HANDOFF}status", _HANDOFF_STATUS),
             "reason": self.choice(f"{HANDOFF}reason", _REASONS, optional=True),
             "attempts": self.integer(f"{HANDOFF}attempts"),
-            "duration_ms": self.number(f"{HANDOFF}duration_ms"),
+            "duration_ms": self.duration(f"{HANDOFF}duration_ms"),
             "output": self.maybe_text(f"{HANDOFF}output"),
             "error": self.maybe_text(f"{HANDOFF}error"),
         }

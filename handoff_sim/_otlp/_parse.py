@@ -21,10 +21,19 @@ from typing import Any
 
 from handoff_sim._files import UnreadableFile, read_regular
 from handoff_sim._limits import MAX_TRACE_FILE_BYTES
+from handoff_sim._otlp._names import EPOCH, NAMES
 from handoff_sim._safe import JsonProblem, json_lines, parse_json
 from handoff_sim.errors import OtlpError, OtlpFormatError
 
-__all__ = ["OtlpError", "OtlpFormatError", "RawEvent", "RawSpan", "read_source"]
+__all__ = [
+    "OtlpError",
+    "OtlpFormatError",
+    "RawEvent",
+    "RawSpan",
+    "lone_surrogate",
+    "read_source",
+    "surrogate_problem",
+]
 
 MAX_VALUE_DEPTH = 64
 """How deeply attribute values (arrays, key/value lists) may nest."""
@@ -177,12 +186,23 @@ class _Reader:
             if resource is not None
             else {}
         )
+        self.epoch(attributes, f"{where}.{key}.attributes[{EPOCH}]")
         scope_lists = [("scopeSpans", "scope"), ("instrumentationLibrarySpans", "")]
         for name, _ in scope_lists:
             for at, item in self.items(obj, name, where):
                 scope = self.mapping(item, at)
                 for span_at, span in self.items(scope, "spans", at):
                     yield self.span(self.mapping(span, span_at), span_at, attributes)
+
+    def epoch(self, resource: dict[str, Any], where: str) -> None:
+        """Our export's time zero, when the resource has one, is a time in Unix nanoseconds."""
+        if EPOCH not in resource:
+            return
+        value = resource[EPOCH]
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise self.fail(where, "not an integer")
+        if value < 0:
+            raise self.fail(where, f"{value} is not a time from 0 to 2^64-1 ns")
 
     def span(self, obj: Mapping[str, Any], where: str, resource: dict[str, Any]) -> RawSpan:
         trace_id = self.ident(obj, "traceId", where, 16, required=True)
@@ -199,7 +219,7 @@ class _Reader:
             trace_id=trace_id,
             span_id=span_id,
             parent_id=parent,
-            name=self.text(obj, "name", where),
+            name=self.name(obj, where),
             kind=self.enum(obj, "kind", where, _KINDS),
             start_ns=start,
             end_ns=self.uint(obj, "endTimeUnixNano", where),
@@ -216,7 +236,7 @@ class _Reader:
 
     def event(self, obj: Mapping[str, Any], where: str) -> RawEvent:
         return RawEvent(
-            name=self.text(obj, "name", where),
+            name=self.name(obj, where),
             time_ns=self.uint(obj, "timeUnixNano", where),
             attributes=self.attributes(obj, where),
         )
@@ -231,6 +251,13 @@ class _Reader:
         if not isinstance(value, str):
             raise self.fail(f"{where}.{key}", f"expected a string, got {_kind(value)}")
         return value
+
+    def name(self, obj: Mapping[str, Any], where: str) -> str:
+        """The ``name`` of a span or a span event: text without a lone surrogate."""
+        key, _ = _get(obj, "name")
+        found = self.text(obj, "name", where)
+        self.no_surrogate(found, f"{where}.{key}")
+        return found
 
     def enum(self, obj: Mapping[str, Any], name: str, where: str, names: dict[str, int]) -> int:
         key, value = _get(obj, name)
@@ -281,8 +308,17 @@ class _Reader:
             key = pair.get("key")
             if not isinstance(key, str):
                 raise self.fail(f"{at}.key", f"expected a string, got {_kind(key)}")
-            found[key] = self.value(pair.get("value"), f"{at}.value", 0)
+            self.no_surrogate(key, f"{at}.key")
+            value = found[key] = self.value(pair.get("value"), f"{at}.value", 0)
+            if key in NAMES:
+                self.no_surrogate(value, f"{where}.attributes[{key}]")
         return found
+
+    def no_surrogate(self, value: object, where: str) -> None:
+        """Refuse a name or id holding a lone surrogate: no output could write it."""
+        code = lone_surrogate(value)
+        if code is not None:
+            raise self.fail(where, surrogate_problem(code))
 
     def value(self, value: object, where: str, depth: int) -> Any:  # noqa: C901 - one per kind
         if value is None:
@@ -339,6 +375,27 @@ class _Reader:
             return base64.b64decode(item, validate=True)
         except (binascii.Error, ValueError):
             raise self.fail(where, "not base64") from None
+
+
+def lone_surrogate(value: object) -> str | None:
+    """``U+D800``-style code of the first lone surrogate in a string, or in the strings
+    of a list or mapping (nested); ``None`` when there is none."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"U+{ord(value[exc.start]):04X}"
+        return None
+    if isinstance(value, Mapping):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, list | tuple):
+        return next((code for item in value if (code := lone_surrogate(item))), None)
+    return None
+
+
+def surrogate_problem(code: str) -> str:
+    """What is wrong with a name or id holding the lone surrogate ``code``."""
+    return f"holds a lone surrogate ({code}): a name or id must be text UTF-8 can write"
 
 
 def _integer(value: object) -> int | None:

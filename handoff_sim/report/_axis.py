@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["format_duration", "order_ticks", "time_ticks"]
 
 _MINUTE = 60.0
@@ -36,7 +38,7 @@ def format_duration(seconds: float) -> str:
     Below a minute one unit with up to three decimals; from a minute on, whole units
     from largest to smallest (seconds keep their decimals), leaving out zero parts.
     """
-    if seconds != seconds or seconds < 0:  # NaN or negative: never produced, shown as is
+    if not math.isfinite(seconds) or seconds < 0:  # never produced (nor imported): as is
         return str(seconds)
     if seconds == 0:
         return "0ms"

@@ -192,21 +192,31 @@ def test_xdist_hands_traces_with_line_separators_to_the_controller_on_a_passing_
     ).read_bytes()
 
 
+# Scenario files refuse lone surrogates; a plugin model can still answer with one.
 LONE_SURROGATE_OUTPUT = """\
 scenario: NAME
 agents:
-  bot: {model: {script: ["half \\ud800 a pair"]}}
+  bot: {model: {kind: half_pair}}
 run: [go]
+"""
+HALF_PAIR_MODEL = """\
+from handoff_sim.testing import FunctionModel
+
+def pytest_handoff_make_model(config, scenario, agent_name, model_spec):
+    if model_spec.get("kind") == "half_pair":
+        return FunctionModel(lambda request: "half \\ud800 a pair")
+    return None
 """
 
 
-def test_xdist_and_the_otlp_file_carry_an_output_holding_a_lone_surrogate(
+def test_xdist_and_the_otlp_file_carry_a_plugin_models_output_holding_a_lone_surrogate(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("opentelemetry.sdk", reason=NEEDS_OTEL)
     for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
         monkeypatch.delenv(name, raising=False)
     pytester.makeini("[pytest]\nhandoff_scenarios = scenarios\n")
+    pytester.makeconftest(HALF_PAIR_MODEL)
     folder = pytester.path / "scenarios"
     folder.mkdir()
     for name in ("a", "b"):
