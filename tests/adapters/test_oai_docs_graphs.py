@@ -371,3 +371,58 @@ def test_structured_output_is_scripted_as_the_json_text_the_sdk_validates() -> N
     assert wrapped.final_output == ["a", "b"]  # not an object type: wrapped in "response"
     bad = simulate_run(Runner.run(agent(Weather, '{"city": "Oslo"}'), "x"), raise_errors=False)
     assert isinstance(bad.error, ModelBehaviorError)
+
+
+def test_a_governed_delegate_may_not_transfer_under_the_default_max_depth() -> None:
+    from agents import Agent, Runner
+
+    from handoff_sim import check_invariants
+    from handoff_sim.adapters.openai_agents import (
+        SimModel,
+        governed,
+        governed_handoffs,
+        simulate_run,
+    )
+
+    policy = HandoffPolicy(on_denied=FailureAction.REPORT_TO_MODEL)
+    billing = Agent(name="billing_agent", model=SimModel(ScriptedModel(["billed"])))
+    worker = Agent(
+        name="worker",
+        handoffs=[billing],
+        model=SimModel(ScriptedModel([calls("transfer_to_billing_agent", ids="w"), "gave up"])),
+    )
+    governed_handoffs(worker, policy=policy)
+    top = Agent(
+        name="top",
+        tools=[governed(worker, tool_name="work", policy=policy)],
+        model=SimModel(ScriptedModel([calls("work", arguments={"input": "x"}, ids="t"), "done"])),
+    )
+    run = simulate_run(Runner.run(top, "go"))
+    assert [(h.tool, h.status, h.reason, h.depth) for h in run.trace.handoffs()] == [
+        ("work", "completed", None, 1),
+        ("transfer_to_billing_agent", "denied", "max_depth", 2),
+    ]
+    assert run.trace.handoffs()[0].output == "gave up"  # the delegate's run went on
+    assert run.transfers == ()
+    assert check_invariants(run.trace) == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"policy": "strict"}, "policy must be a HandoffPolicy, got 'strict'"),
+        ({"max_transfers": -1}, "max_transfers must be an int >= 0 or None, got -1"),
+        ({"max_transfers": True}, "max_transfers must be an int >= 0 or None, got True"),
+    ],
+)
+def test_governed_handoffs_refuses_a_bad_argument_by_name(
+    arguments: dict[str, Any], message: str
+) -> None:
+    from agents import Agent
+
+    from handoff_sim.adapters import GovernanceError
+    from handoff_sim.adapters.openai_agents import governed_handoffs
+
+    with pytest.raises(GovernanceError) as caught:
+        governed_handoffs(Agent(name="triage"), **arguments)
+    assert str(caught.value) == f"governed_handoffs(): {message}"
