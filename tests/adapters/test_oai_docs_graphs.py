@@ -426,3 +426,22 @@ def test_governed_handoffs_refuses_a_bad_argument_by_name(
     with pytest.raises(GovernanceError) as caught:
         governed_handoffs(Agent(name="triage"), **arguments)
     assert str(caught.value) == f"governed_handoffs(): {message}"
+
+
+def test_a_denied_transfer_outside_any_capture_still_reaches_the_model_as_its_result() -> None:
+    import asyncio
+
+    from agents import RunConfig, Runner
+
+    policy = HandoffPolicy(
+        denied_tools={"transfer_to_refund_agent"}, on_denied=FailureAction.REPORT_TO_MODEL
+    )
+    triage = triage_graph(
+        policy,
+        calls("transfer_to_refund_agent", ids="r"),
+        {"text": "sorry", "expect": {"last_tool_result_contains": "tool is in denied_tools"}},
+    )
+    config = RunConfig(tracing_disabled=True)
+    result = asyncio.run(Runner.run(triage, "refund", run_config=config))
+    assert result.final_output == "sorry"
+    assert result.last_agent is triage
