@@ -103,6 +103,4 @@ def test_the_applications_own_graph_runs_on_fakes_swapped_by_agent_name(handoff_
     )
     run = simulate_run(Runner.run(agent, "How far away is the Moon?"))
     assert run.final_output == "done"
-    assert [(h.subagent, h.output) for h in run.trace.handoffs()] == [
-        ("researcher", "384,400 km")
-    ]
+    assert [(h.subagent, h.output) for h in run.trace.handoffs()] == [("researcher", "384,400 km")]
