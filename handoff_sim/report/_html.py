@@ -313,7 +313,7 @@ def _tree(trace: Trace) -> str:
 
 
 def _events(trace: Trace) -> str:
-    lines = trace.render().splitlines()
+    lines = trace.render().split("\n")[:-1]  # one event a line; each line ends in "\n"
     kept = lines[:EVENT_LINES]
     if len(lines) > EVENT_LINES:
         kept.append(f"… {len(lines) - EVENT_LINES} more events (handoff-sim render FILE shows all)")

@@ -41,6 +41,10 @@ class SchemaModel:
       200 characters), or ``success (no tool calls)``.
     * ``latency``: virtual time each model call takes (seconds or ``"250ms"``).
 
+    A schema no value can be made for, or one whose arguments would pass the budget of one
+    argument set (``MAX_SCHEMA_VALUES`` values, ``MAX_SCHEMA_CHARS`` characters: array and
+    ``$ref`` fan-outs), is a :class:`SchemaModelError` naming the agent, the tool and the place.
+
     All calls of a turn go in one response, in the order the tools are offered; the agent's
     ``parallel_tool_calls`` decides whether they run one after another or together. The
     model keeps no state between requests, so one instance may serve a whole tree (its

@@ -56,10 +56,8 @@ class Behaviour(StrEnum):
     RAISING = "raising"
     EMPTY_RESPONSE = "empty_response"
     MIXED_TEXT_AND_CALLS = "mixed_text_and_calls"
-    VALID_CALLS = "valid_calls"
-    """Every offered tool once, with arguments valid under its schema."""
-    NEAR_VALID_ARGUMENTS = "near_valid_arguments"
-    """Schema-valid arguments but for one thing: a field missing, mistyped or extra."""
+    VALID_CALLS = "valid_calls"  # every offered tool once, arguments valid for its schema
+    NEAR_VALID_ARGUMENTS = "near_valid_arguments"  # one field missing, mistyped or extra
 
 
 ALL_BEHAVIOURS: tuple[Behaviour, ...] = tuple(Behaviour)
@@ -315,7 +313,9 @@ class AdversarialModel:
     but ``endless_latency``) with a ``random.Random(seed)`` of its own. From turn
     ``max_turns + 1`` of a run on, it answers with text, so the run can end.
     ``fan_out`` is the number of calls of a fan-out turn; ``oversized_bytes``
-    the size of an oversized ``task``. Each knob has an upper bound (10,000 turns,
+    the size of an oversized ``task``. Calls to offered tools carry arguments made
+    from each tool's JSON Schema (valid, or near-valid for ``near_valid_arguments``),
+    the same for the same seed. Each knob has an upper bound (10,000 turns,
     10,000 calls, 10 MB) so that a typo cannot eat the machine. Every request is
     kept in :attr:`requests`.
     """
