@@ -24,7 +24,10 @@ from opentelemetry import trace as otel
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 from opentelemetry.util import types as otel_types
 from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.instrumented import InstrumentationSettings
+from pydantic_ai.tools import ToolDefinition
 
 from handoff_sim._context import current_frame, use_frame
 from handoff_sim._safe import JsonProblem, describe_error, dump_json, parse_json, text_of
@@ -43,6 +46,7 @@ from handoff_sim.adapters._capture import (
     marking_model_call,
     using_tool,
 )
+from handoff_sim.adapters._pai_model import output_tool_names
 from handoff_sim.adapters._recording import Recorder, RunRecord
 from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
@@ -73,6 +77,7 @@ class _Span(otel.Span):
         self.exception: BaseException | None = None
         self.recording = True
         self.mark: ModelMark | None = None
+        self.offered: Sequence[ToolDefinition] | None = None
         self._context: SpanContext | None = None
 
     def end(self, end_time: int | None = None) -> None:
@@ -213,10 +218,34 @@ _LIVE: list[PydanticAICapture] = []
 _PREVIOUS: list[Any] = []
 
 
+class _Settings(InstrumentationSettings):
+    """pydantic-ai's instrumentation settings, also showing a model call's span what was offered.
+
+    pydantic-ai hands ``handle_messages`` each model call's request parameters when the
+    call's span is read (a model other than ``SimModel``, which sees them itself): the
+    span keeps the tools offered, output tools included, for the capture to record.
+    """
+
+    def handle_messages(
+        self,
+        input_messages: list[ModelMessage],
+        response: ModelResponse,
+        span: otel.Span,
+        parameters: ModelRequestParameters | None = None,
+        *,
+        message_json_cache: Any = None,
+    ) -> None:
+        super().handle_messages(
+            input_messages, response, span, parameters, message_json_cache=message_json_cache
+        )
+        if parameters is not None and isinstance(span, _Span):
+            span.offered = [*parameters.function_tools, *parameters.output_tools]
+
+
 def _settings() -> InstrumentationSettings:
     if not _SETTINGS:
         _SETTINGS.append(
-            InstrumentationSettings(
+            _Settings(
                 tracer_provider=_Provider(),
                 include_content=True,
                 include_model_request_parameters=False,
@@ -431,7 +460,12 @@ class _ModelObserver(_Observer):
             return
         recorder, record = self._found
         text, calls, count = _chat_output(self._span.attributes)
-        step = recorder.model_request(record, messages=count, tools=(), input=None)
+        offered = self._span.offered
+        if offered is not None:
+            # structured output comes back through these: the run's output, not tool calls
+            record.output_tools = output_tool_names(offered)
+        tools = [t.name for t in offered] if offered is not None else ()
+        step = recorder.model_request(record, messages=count, tools=tools, input=None)
         recorder.model_response(record, step, text, calls)
 
 

@@ -24,7 +24,7 @@ from handoff_sim.messages import Message, ToolCall, ToolSpec
 from handoff_sim.messages import ModelResponse as SimResponse
 from handoff_sim.models import ModelClient
 
-__all__ = ["SimModel", "to_messages"]
+__all__ = ["SimModel", "output_tool_names", "to_messages"]
 
 
 class SimModel(FunctionModel):
@@ -61,7 +61,7 @@ class SimModel(FunctionModel):
         found = current_record()
         if found is not None:
             # structured output comes back through these: the run's output, not tool calls
-            found[1].output_tools = frozenset(t.name for t in tools if t.kind == "output")
+            found[1].output_tools = output_tool_names(tools)
         settings = info.model_settings or {}
         request = self._bridge.request(
             to_messages(messages, info.instructions),
@@ -91,6 +91,11 @@ class SimModel(FunctionModel):
                 index: DeltaToolCall(c.name, c.arguments, tool_call_id=c.id)
                 for index, c in enumerate(answer.tool_calls, start=1)
             }
+
+
+def output_tool_names(tools: Iterable[ToolDefinition]) -> frozenset[str]:
+    """The offered tools through which pydantic-ai takes the run's output (``kind == 'output'``)."""
+    return frozenset(t.name for t in tools if t.kind == "output")
 
 
 def _spec(tool: ToolDefinition) -> ToolSpec:
