@@ -394,8 +394,9 @@ def lone_surrogate(value: object) -> str | None:
 
 
 def surrogate_problem(code: str) -> str:
-    """What is wrong with a name or id holding the lone surrogate ``code``."""
-    return f"holds a lone surrogate ({code}): a name or id must be text UTF-8 can write"
+    """What is wrong with a name or id holding the lone surrogate ``code`` (worded as the
+    scenario loader words it)."""
+    return f"contains a lone surrogate {code}, which cannot be written as UTF-8"
 
 
 def _integer(value: object) -> int | None:
