@@ -1,6 +1,7 @@
-"""Issue 14, item 1 for the Flink style: an ``input_type`` named by import path is resolved
-when the file loads; one that cannot be resolved is an error the scenario may expect, and
-a load error at its line when it does not."""
+"""Issue 14, item 1 for the Flink style: an ``input_type`` named by import path gives the
+sub-agent's parameters. Since issue 19 (item 16) it is imported when the scenario is built,
+never when the file loads; one that cannot be resolved is the run's error at its line,
+which the scenario may expect."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios import (
     ScenarioFileError,
     load_dict,
@@ -62,8 +64,8 @@ def test_an_input_type_beside_the_scenario_gives_the_sub_agents_parameters(
     path = write(tmp_path, _scenario(f"{name}:Review", "expect: {output: done}"))
     before = list(sys.path)
     [scenario] = load_file(path)
-    assert sys.path == before  # the scenario's directory was on it for the import only
     result = run_scenario(scenario)
+    assert sys.path == before  # the scenario's directory was on it for the import only
     assert result.passed, result.render_failure()
     [handoff] = result.trace.handoffs()
     assert (handoff.tool, handoff.output) == ("subagent_reviewer", "ok")
@@ -88,28 +90,30 @@ def test_the_resolved_type_is_the_schema_the_model_is_offered(tmp_path: Path) ->
         ("{module}:Review.Nested", "has no attribute 'Review.Nested'"),
     ],
 )
-def test_an_unresolvable_input_type_fails_at_its_line_unless_expected(
+def test_an_unresolvable_input_type_fails_the_run_at_its_line_unless_expected(
     tmp_path: Path, reference: str, fragment: str
 ) -> None:
     name = _module(tmp_path)
     reference, fragment = reference.format(module=name), fragment.format(module=name)
-    with pytest.raises(ScenarioFileError) as caught:
-        load_file(write(tmp_path, _scenario(reference)))
-    [problem] = caught.value.problems
-    assert (problem.line, problem.field) == (4, "agents.main.subagents.0.input_type")
-    assert problem.message.startswith(f"cannot resolve input type '{reference}': ")
-    assert fragment in problem.message
+    path = write(tmp_path, _scenario(reference))
+    [scenario] = load_file(path)  # nothing imported yet
+    result = run_scenario(scenario)
+    assert not result.passed
+    assert isinstance(result.error, ConfigurationError)
+    where = f"{path}:4:49: agents.main.subagents.0.input_type: "
+    assert str(result.error).startswith(f"{where}cannot resolve input type '{reference}': ")
+    assert fragment in str(result.error)
     expect = "expect:\n  error: {type: ConfigurationError, match: cannot resolve input type}\n"
     [scenario] = load_file(write(tmp_path, _scenario(reference, expect), "expects.yaml"))
     assert run_scenario(scenario).passed
 
 
-def test_a_module_that_fails_to_import_is_a_load_error_naming_the_failure(
+def test_a_module_that_fails_to_import_is_a_run_error_naming_the_failure(
     tmp_path: Path,
 ) -> None:
     name = _module(tmp_path, "raise RuntimeError('broken on import')\n")
-    with pytest.raises(ScenarioFileError, match="failed: RuntimeError: broken on"):
-        load_file(write(tmp_path, _scenario(f"{name}:Review")))
+    [scenario] = load_file(write(tmp_path, _scenario(f"{name}:Review")))
+    assert "failed: RuntimeError: broken on" in str(run_scenario(scenario).error)
 
 
 def test_an_explicit_input_schema_wins_over_the_input_type(tmp_path: Path) -> None:
@@ -156,16 +160,14 @@ def test_the_bundled_input_type_scenarios_pass() -> None:
 
     loaded = load_file(BUNDLED / "flink" / "input_type.yaml")
     assert [run_scenario(s).passed for s in loaded] == [True, True]
-    assert loaded[1].load_error is not None
 
 
 def test_an_input_type_module_named_like_one_already_imported_elsewhere_is_refused(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "json.py").write_text(MODULE, encoding="utf-8")
-    with pytest.raises(ScenarioFileError) as caught:
-        load_file(write(tmp_path, _scenario("json:Review")))
-    [problem] = caught.value.problems
-    assert problem.field == "agents.main.subagents.0.input_type"
-    assert "module 'json' is already imported from" in problem.message
+    [scenario] = load_file(write(tmp_path, _scenario("json:Review")))
+    error = str(run_scenario(scenario).error)
+    assert ": agents.main.subagents.0.input_type: " in error
+    assert "module 'json' is already imported from" in error
     assert sys.modules["json"].__file__ != str(tmp_path / "json.py")

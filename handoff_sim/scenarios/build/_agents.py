@@ -116,8 +116,8 @@ def _mount(mount: SubAgentSpec, build: Callable[[str], Agent], ctx: BuildContext
 
 
 def _input_type(mount: SubAgentSpec, ctx: BuildContext) -> object:
-    """The Flink mount's ``input_type``: resolved when its file loaded, else (a bare spec)
-    imported now from ``sys.path``."""
+    """The Flink mount's ``input_type``, imported now: from the scenario file's directories
+    (an error naming its ``path:line:col``), else (a bare spec) from ``sys.path``."""
     reference = mount.input_type
     if reference is None:
         return None

@@ -17,7 +17,7 @@ from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileEr
 from handoff_sim.scenarios.load._agent_types import AgentTypes, LoadFailure, load_agent_types
 from handoff_sim.scenarios.load._checks import check_scenario, locate
 from handoff_sim.scenarios.load._discovery import discover
-from handoff_sim.scenarios.load._input_types import InputTypes, load_input_types
+from handoff_sim.scenarios.load._input_types import InputTypes, input_type_places
 from handoff_sim.scenarios.load._style_checks import Finding
 from handoff_sim.scenarios.load._validate import validation_problems
 from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
@@ -33,10 +33,12 @@ _PATH = type(Path())  # PosixPath or WindowsPath: what Path(...) makes
 class LoadedScenario:
     """One runnable scenario, after matrix expansion, with the way back to its source lines.
 
-    ``agent_types`` and ``input_types`` (Flink input types by import path) are what the
-    scenario refers to, loaded. ``load_error`` is an error raised while loading them (a
-    malformed agent definition file, say) that the scenario expects: running it yields
-    that error. ``load_error_field`` is the key naming that material (``agent_types_dir``).
+    ``agent_types`` are the agent types the scenario refers to, loaded; ``input_types``
+    its Flink input types by import path, imported only when the scenario is built (so
+    loading runs no code the file names). ``load_error`` is an error raised while loading
+    the agent types (a malformed agent definition file, say) that the scenario expects:
+    running it yields that error. ``load_error_field`` is the key naming that material
+    (``agent_types_dir``).
     """
 
     name: str
@@ -51,7 +53,7 @@ class LoadedScenario:
     variant_index: int | None = field(default=None, repr=False)
     variant_spec: VariantSpec | None = field(default=None, repr=False)
     agent_types: AgentTypes = field(default_factory=dict, repr=False)
-    input_types: InputTypes = field(default_factory=dict, repr=False)
+    input_types: Mapping[str, object] = field(default_factory=dict, repr=False)
     load_error: ConfigurationError | None = field(default=None, repr=False)
     load_error_field: str = field(default="", repr=False)
 
@@ -205,14 +207,27 @@ def _load(parsed: ParsedYaml, path: Path) -> list[LoadedScenario]:
     loaded: list[LoadedScenario] = []
     for prefix, spec in specs:
         found, findings, failures = load_agent_types(spec, path.parent)
-        input_types, type_failures = load_input_types(spec, path)
+        input_types = _input_types(spec, path, source, prefix)  # recorded, not imported
         scenarios = _expand(spec, path, source, prefix, found, input_types)
-        deferred, unexpected = _defer(scenarios, [*failures, *type_failures])
+        deferred, unexpected = _defer(scenarios, failures)
         problems += locate([*findings, *unexpected], source, prefix, label)
         loaded += deferred
     if problems:
         raise ScenarioFileError(path, problems)
     return loaded
+
+
+def _input_types(
+    spec: ScenarioSpec, path: Path, source: SourceMap, prefix: FieldPath
+) -> InputTypes:
+    """The scenario's Flink input types, each imported when the scenario is built; one that
+    does not resolve then names ``path:line:col`` and its key."""
+    places = {}
+    for reference, at in input_type_places(spec).items():
+        where = (*prefix, *at)
+        line, column = source.position(where)
+        places[reference] = f"{path}:{line}:{column}: {dotted(where)}"
+    return InputTypes(places, path)
 
 
 def _defer(

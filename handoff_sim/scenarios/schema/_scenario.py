@@ -292,7 +292,8 @@ class SubAgentSpec(_Strict):
         default=None,
         pattern=IMPORT_PATTERN,
         description="style flink: package.module:Name, a type whose JSON Schema gives the "
-        "parameters (imported when the file loads; an explicit input_schema wins)",
+        "parameters (imported when the scenario runs, never by validate; an explicit "
+        "input_schema wins)",
     )
     session_mode: Literal["new_session", "reuse_session"] = "new_session"
     session_scope: Literal["agent", "parent_session"] = "agent"
