@@ -201,3 +201,13 @@ def test_libyaml_running_out_of_memory_is_a_refusal_not_a_pure_reparse(
     with pytest.raises(ScenarioFileError) as caught:
         load_text(SCENARIO, "x.yaml")
     assert str(caught.value) == "x.yaml:1:1: <yaml>: invalid YAML: out of memory while reading it"
+
+
+def test_both_size_bounds_are_documented_where_they_apply() -> None:
+    docs = Path(__file__).parents[2] / "docs"
+    scenarios = (docs / "scenarios.md").read_text(encoding="utf-8")
+    bounds = scenarios[scenarios.index("## Bounds") : scenarios.index("## Errors")]
+    assert f"| size of a scenario file | {MAX_SCENARIO_FILE_BYTES:,} bytes" in bounds
+    otel = (docs / "otel.md").read_text(encoding="utf-8")
+    check = otel[otel.index("## `handoff-sim check") :]
+    assert f"`MAX_TRACE_FILE_BYTES`,\n  {MAX_TRACE_FILE_BYTES:,} bytes" in check
