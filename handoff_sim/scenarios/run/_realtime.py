@@ -160,7 +160,7 @@ def real_time(seed: int, observers: Sequence[object]) -> Iterator[RealTimeRun]:
             "a clock: real scenario starts its own event loop and cannot run inside a "
             "running one; run it from synchronous code (a plain test function)"
         )
-    runner = asyncio.Runner()
+    runner = asyncio.Runner(loop_factory=asyncio.new_event_loop)  # not made the thread's loop
 
     async def environment() -> RunEnvironment:  # its clock is the running loop's
         return RunEnvironment(seed=seed, observers=tuple(observers))
@@ -182,7 +182,6 @@ def _close(runner: asyncio.Runner, grace: float) -> None:
             loop.run_until_complete(_stop_all(leftover, grace))
         loop.run_until_complete(_within(loop.shutdown_asyncgens(), grace))
     finally:
-        asyncio.set_event_loop(None)
         loop.close()  # shuts the default executor down without waiting for its threads
 
 
