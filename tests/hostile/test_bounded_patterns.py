@@ -271,3 +271,16 @@ def test_the_command_fails_a_backtracking_file_at_the_real_budget() -> None:
         done.stdout
     )
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_pytest_fails_a_backtracking_pattern_item_naming_the_pattern(
+    pytester: pytest.Pytester,
+) -> None:
+    (pytester.path / "scenarios").mkdir()
+    source = (FILES / "regex_backtracking_output.yaml").read_text("utf-8")
+    (pytester.path / "scenarios" / "backtracking.yaml").write_text(source, "utf-8")
+    result = ends(lambda: pytester.runpytest_inprocess("--handoff-scenarios", "scenarios"))
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [f"*backtracking.yaml:10: expect.output: pattern '^(a|a)+$' took longer than {FAST:g}s*"]
+    )
