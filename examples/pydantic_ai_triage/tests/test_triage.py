@@ -2,7 +2,7 @@
 
 import pytest
 from pydantic_ai.exceptions import AgentRunError, UserError
-from triage import POLICY, build_triage
+from triage import POLICY, StyleGuide, build_editor, build_triage
 
 from handoff_sim.adapters.pydantic_ai import SimModel, simulate_run
 from handoff_sim.invariants import check_invariants
@@ -78,6 +78,45 @@ def test_a_stuck_researcher_times_out_three_times_and_triage_goes_on(triage):
     assert_retry_count(run, "research", 2)
     assert_timeout_per_attempt(run, "research", 30)
     assert run.elapsed_ms == 90_000  # 30 s x 3 attempts, in milliseconds of wall time
+
+
+def test_the_editors_own_draft_tool_is_governed_with_its_deps_and_usage(scripted_model):
+    draft = {"title": "The Moon", "body": "It is 384,400 km away."}
+    editor = build_editor(
+        SimModel(
+            scripted_model(
+                [
+                    {"tool_calls": [{"id": "d1", "name": "draft", "arguments": {"topic": "moon"}}]},
+                    {"text": "The Moon", "expect": {"last_tool_result_contains": '"The Moon"'}},
+                ]
+            )
+        ),
+        SimModel(
+            scripted_model(
+                [
+                    {"text": "never", "latency": "1h"},  # the first attempt is stuck
+                    {"tool_calls": [{"id": "h1", "name": "house_rules", "arguments": {}}]},
+                    {
+                        "tool_calls": [{"id": "o1", "name": "final_result", "arguments": draft}],
+                        "expect": {"last_tool_result_contains": "short sentences"},  # the deps
+                    },
+                ]
+            )
+        ),
+    )
+    rules = StyleGuide("short sentences")
+    run = simulate_run(lambda: editor.run("Write about the Moon", deps=rules))
+    assert run.result.output == "The Moon"
+    [handoff] = run.trace.handoffs()
+    assert (handoff.tool, handoff.subagent, handoff.status) == ("draft", "writer", "completed")
+    assert handoff.output == '{"title":"The Moon","body":"It is 384,400 km away."}'
+    assert_retry_count(run, "draft", 1)
+    assert_timeout_per_attempt(run, "draft", 30)
+    # ctx.usage: the editor's two requests and the writer's two (the stuck one never answered)
+    assert run.result.usage.requests == 4
+    # the structured output is the writer's output, not a failed final_result call
+    assert [e.tool for e in run.trace.of_type("tool_end")] == ["house_rules", "draft"]
+    assert check_invariants(run.trace) == []
 
 
 @pytest.mark.parametrize("seed", range(12))
