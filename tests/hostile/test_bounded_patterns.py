@@ -284,3 +284,34 @@ def test_pytest_fails_a_backtracking_pattern_item_naming_the_pattern(
     result.stdout.fnmatch_lines(
         [f"*backtracking.yaml:10: expect.output: pattern '^(a|a)+$' took longer than {FAST:g}s*"]
     )
+
+
+FUZZ_CASE = """\
+scenario: flink-blank-input-schema
+agents:
+  main:
+    subagents: [{agent: reviewer, style: flink, input_schema: "  "}]
+    model: {script: []}
+  reviewer:
+    model: {script: []}
+run: [go]
+expect:
+  error: {type: ConfigurationError, match: '^([^k]|[^k]|[^k])+$'}
+"""
+
+
+def test_the_fuzzer_reads_a_backtracking_expected_error_pattern_as_not_expecting_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The case's construction error is checked against its expect.error.match; a pattern
+    that takes too long (3**28 ways to read the message before its 'k', under re) cannot
+    show the error was meant, so it stays a violation."""
+    from handoff_sim.fuzzing.cli import main as fuzz
+
+    (tmp_path / "suite").mkdir()
+    (tmp_path / "suite" / "blank.yaml").write_text(FUZZ_CASE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    arguments = ["--scenarios", "suite", "--examples", "1", "-q", "--out", "out"]
+    status = ends(lambda: fuzz(arguments))
+    assert status == 1
+    assert "construction failed without a reason in the case" in capsys.readouterr().out
