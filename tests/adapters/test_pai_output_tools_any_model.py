@@ -122,6 +122,21 @@ def test_testmodel_structured_output_is_the_runs_output_not_a_failed_tool_call(
     assert_output_tools_are_the_output(cap.trace)
 
 
+def test_testmodel_through_override_as_pydantic_ais_testing_docs_write_it(
+    pydantic_ai_capture: Any,
+) -> None:
+    from pydantic_ai import Agent
+    from pydantic_ai.models.test import TestModel
+
+    Joke = joke_type()
+    agent = Agent("openai:gpt-4.1", name="comedian", output_type=Joke, defer_model_check=True)
+    with agent.override(model=TestModel()):
+        output = asyncio.run(agent.run("Tell me a joke.")).output
+    trace = pydantic_ai_capture.trace
+    assert run_end(trace, "comedian").output == output.model_dump_json()
+    assert_output_tools_are_the_output(trace)
+
+
 @pytest.mark.parametrize("kind", ["list[str]", "BaseModel"])
 def test_testmodel_governed_delegate_returns_its_structured_output_as_json(kind: str) -> None:
     from pydantic_ai import Agent
@@ -304,6 +319,7 @@ def test_function_model_output_function_hand_off_is_a_nested_run_not_a_tool_call
 
 
 def test_openai_chat_model_over_http_final_result_is_the_runs_output() -> None:
+    """About 2 s alone: importing pydantic-ai's OpenAI model (and openai) is most of it."""
     if not installed("openai"):
         pytest.skip(
             "needs the 'openai' package (pydantic-ai's OpenAI models): "
