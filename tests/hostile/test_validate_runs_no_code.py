@@ -2,7 +2,8 @@
 
 A Flink ``input_type: module:Name`` used to import its module while the file loaded, so
 ``handoff-sim validate`` on a file from an untrusted pull request ran that module's
-top-level code. Now loading records the reference (its syntax still checked) and the
+top-level code. The scenario here names one module three ways (input type, input filter,
+retry classifier). Now loading records the reference (its syntax still checked) and the
 module is imported when the scenario is built: by ``run``, ``render`` and pytest running
 the item, never by ``validate`` or pytest collection. A module that fails to import is
 the run's error at ``path:line:col`` of its key.
@@ -38,13 +39,17 @@ class Review(BaseModel):
 
 def keep(call):
     return None
+
+
+def retried(error):
+    return True
 """
 SCENARIO = """\
 scenario: s
 agents:
   main:
     subagents: [{{agent: reviewer, style: flink, input_type: "{module}:Review"}}]
-    policy: {{input_filter: {{python: "{module}:keep"}}}}
+    policy: {{input_filter: {{python: "{module}:keep"}}, retry_on: {{python: "{module}:retried"}}}}
     model:
       script:
         - tool_calls: [{{id: c1, name: subagent_reviewer, arguments: {{path: a.py}}}}]
