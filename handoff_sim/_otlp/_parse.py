@@ -308,7 +308,8 @@ class _Reader:
             key = pair.get("key")
             if not isinstance(key, str):
                 raise self.fail(f"{at}.key", f"expected a string, got {_kind(key)}")
-            self.no_surrogate(key, f"{at}.key")
+            if not key.isascii():  # the common case costs one C call
+                self.no_surrogate(key, f"{at}.key")
             value = found[key] = self.value(pair.get("value"), f"{at}.value", 0)
             if key in NAMES:
                 self.no_surrogate(value, f"{where}.attributes[{key}]")
@@ -381,6 +382,8 @@ def lone_surrogate(value: object) -> str | None:
     """``U+D800``-style code of the first lone surrogate in a string, or in the strings
     of a list or mapping (nested); ``None`` when there is none."""
     if isinstance(value, str):
+        if value.isascii():
+            return None
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as exc:
