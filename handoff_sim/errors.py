@@ -70,12 +70,14 @@ SimulatedModelError (RuntimeError)         [testing] a script's ``{"error": ...}
     └── AdversarialTimeoutError (TimeoutError)
                                             [testing] a provider timeout, not a handoff timeout
 
-Warnings, and two exceptions that never leave the package:
+Warnings, and exceptions that never leave the package:
 
 SubAgentNotOfferedWarning (UserWarning)    [styles.flink] no object input: never offered
 AgentDefinitionWarning (UserWarning)       [styles.sophi] a malformed definition file was skipped
 JsonProblem (ValueError)                   [_safe] text is not JSON; callers say where
 StopShrinking (BaseException)              [fuzzing._engine] the fuzzer's shrink budget is spent
+AttemptAbandoned (BaseException)           [subagents._deadline] stops a sub-agent that ignored
+                                           its attempt's cancellation
 """
 
 from __future__ import annotations

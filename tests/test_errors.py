@@ -231,9 +231,10 @@ def test_every_error_of_the_main_tree_is_a_handoff_sim_error() -> None:
             assert root.name in _OUTSIDE_ON_PURPOSE, name
 
 
-# A fake model raises these to imitate a provider failing; warnings are not errors; two
+# A fake model raises these to imitate a provider failing; warnings are not errors; three
 # exceptions steer control flow inside the package and never reach a user.
 _OUTSIDE_ON_PURPOSE = {
+    "AttemptAbandoned",
     "SimulatedModelError",
     "SubAgentNotOfferedWarning",
     "AgentDefinitionWarning",

@@ -35,6 +35,7 @@ from handoff_sim.events import (
 )
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session, try_save
+from handoff_sim.subagents._deadline import within_deadline
 from handoff_sim.subagents._input import unwrap_output
 from handoff_sim.subagents._retry import retry_error
 from handoff_sim.subagents.definition import SubAgent
@@ -171,6 +172,13 @@ class _ReusedSessions:
         if found is None:
             found = per_loop[key] = asyncio.Lock()
         return found
+
+
+def _with_notes(error: BaseException) -> str:
+    """The error's message, then its notes (what a swallowed cancellation came to), if any."""
+    notes = getattr(error, "__notes__", None)
+    said = [n for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+    return "; ".join([safe_message(error), *said])
 
 
 class HandoffExecutor:
@@ -314,7 +322,7 @@ class HandoffExecutor:
                 )
                 result = h.mount.result(h.call, output, steps)
             except HandoffTimeoutError as exc:
-                self._attempt_end(h, attempt, started, "timeout", safe_message(exc))
+                self._attempt_end(h, attempt, started, "timeout", _with_notes(exc))
                 failed = _Attempts(attempt, exc, "timeout")
                 continue
             except _NEVER_RETRIED as exc:
@@ -368,15 +376,9 @@ class HandoffExecutor:
     async def _attempt_within(
         self, h: _Handoff, call: ToolCall, timeout: float
     ) -> tuple[str | None, int]:
-        """One attempt, bounded by the per-attempt timeout and really cancelled by it."""
-        scope = asyncio.timeout(timeout)
-        try:
-            async with scope:
-                return await self._run_child(h, call)
-        except TimeoutError:
-            if scope.expired():
-                raise HandoffTimeoutError(h.call.name, timeout) from None
-            raise
+        """One attempt, bounded by the per-attempt timeout whatever the child does with its
+        cancellation (see ``_deadline``)."""
+        return await within_deadline(self._run_child(h, call), h.call.name, timeout)
 
     async def _run_child(self, h: _Handoff, call: ToolCall) -> tuple[str | None, int]:
         agent, text = h.mount.target(call)
