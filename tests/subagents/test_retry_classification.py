@@ -106,16 +106,15 @@ def test_a_timeout_is_retried_whatever_retry_on_says() -> None:
         asked.append(error)
         return False
 
+    latencies = [10.0, 0.0]  # the first attempt times out, the second answers
+
     async def slow_then_ok(request: ModelRequest) -> str:
-        if not asked and len(calls) == 0:
-            calls.append(1)
-            await asyncio.sleep(10)
+        await asyncio.sleep(latencies.pop(0))
         return "child-ok"
 
-    calls: list[int] = []
     child = Agent(name="writer", model=FunctionModel(slow_then_ok))
     sub = SubAgent("writer", agent=child, tool_name="delegate_writer", retryable=never)
-    policy = HandoffPolicy(max_retries=1, timeout=1)
+    policy = HandoffPolicy(max_retries=1, timeout=1, retry_on=never)
     parent = parent_of([sub], turn(delegate("delegate_writer")), policy=policy)
     result = simulate(parent, "go")
     (end,) = ends(result.trace)
