@@ -12,7 +12,9 @@ an ``ImportedTrace`` of each :class:`OtlpTrace` it returns.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -88,21 +90,36 @@ def read_traces(source: str | Path | Mapping[str, Any]) -> list[OtlpTrace]:
     ``source`` is a path to an OTLP/JSON file (one request, or one per line) or the
     request as a mapping. Raises :class:`OtlpFormatError` when it is ill-formed.
     """
-    label, spans = read_source(source)
-    found = []
-    for tree in trees(label, spans):
-        mapped = map_tree(label, tree)
-        found.append(
-            OtlpTrace(
-                tuple(mapped.events),
-                trace_id=tree.trace_id,
-                name=tree.name,
-                source=label,
-                unmapped=tuple(_unmapped(span, why) for span, why in mapped.unmapped),
-                notes=tuple(tree.notes),
+    with _collector_paused():
+        label, spans = read_source(source)
+        found = []
+        for tree in trees(label, spans):
+            mapped = map_tree(label, tree)
+            found.append(
+                OtlpTrace(
+                    tuple(mapped.events),
+                    trace_id=tree.trace_id,
+                    name=tree.name,
+                    source=label,
+                    unmapped=tuple(_unmapped(span, why) for span, why in mapped.unmapped),
+                    notes=tuple(tree.notes),
+                )
             )
-        )
     return found
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a file is read: the import makes millions of
+    objects and no cycles, and each collection would walk them all again (a million
+    spans import in about half the time). The collector's state is put back after."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def source_label(source: object) -> str:
