@@ -75,6 +75,8 @@ Warnings, and exceptions that never leave the package:
 SubAgentNotOfferedWarning (UserWarning)    [styles.flink] no object input: never offered
 AgentDefinitionWarning (UserWarning)       [styles.sophi] a malformed definition file was skipped
 JsonProblem (ValueError)                   [_safe] text is not JSON; callers say where
+UnreadableFile                             [_files] a path that is no regular file or is too large;
+                                           callers say which path
 StopShrinking (BaseException)              [fuzzing._engine] the fuzzer's shrink budget is spent
 AttemptAbandoned (BaseException)           [subagents._deadline] stops a sub-agent that ignored
                                            its attempt's cancellation

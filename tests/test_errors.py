@@ -231,8 +231,8 @@ def test_every_error_of_the_main_tree_is_a_handoff_sim_error() -> None:
             assert root.name in _OUTSIDE_ON_PURPOSE, name
 
 
-# A fake model raises these to imitate a provider failing; warnings are not errors; three
-# exceptions steer control flow inside the package and never reach a user.
+# A fake model raises these to imitate a provider failing; warnings are not errors; the
+# other exceptions steer control flow inside the package and never reach a user.
 _OUTSIDE_ON_PURPOSE = {
     "AttemptAbandoned",
     "SimulatedModelError",
@@ -240,6 +240,7 @@ _OUTSIDE_ON_PURPOSE = {
     "AgentDefinitionWarning",
     "JsonProblem",
     "StopShrinking",
+    "UnreadableFile",
 }
 
 
