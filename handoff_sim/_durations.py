@@ -14,7 +14,16 @@ from decimal import Decimal
 
 from handoff_sim._limits import MAX_SECONDS
 
-__all__ = ["DURATION_PATTERN", "SPACE", "UNITS", "Written", "parse_duration", "shown", "written"]
+__all__ = [
+    "DURATION_PATTERN",
+    "SPACE",
+    "UNITS",
+    "Written",
+    "checked_seconds",
+    "parse_duration",
+    "shown",
+    "written",
+]
 
 UNITS: dict[str, Decimal] = {
     "us": Decimal("0.000001"),
@@ -41,22 +50,37 @@ def shown(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _exact(value: object) -> Decimal:
-    """``value`` in seconds, exactly (possibly NaN or infinite); ValueError if no duration."""
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return Decimal(value)
-    match = _PATTERN.match(value) if isinstance(value, str) else None
+def _from_text(text: str) -> Decimal:
+    """The seconds a duration string says, exactly; ValueError if it is none."""
+    match = _PATTERN.match(text)
     if match is None:
-        raise ValueError(f"invalid duration {shown(value)}: {_FORMS}")
+        raise ValueError(f"invalid duration {shown(text)}: {_FORMS}")
     return Decimal(match.group(1)) * UNITS[match.group(2) or "s"]
 
 
 def parse_duration(value: object, *, maximum: float | None = MAX_SECONDS) -> float:
-    """Seconds for ``value``; ValueError naming the accepted forms or the bound.
+    """Seconds for ``value``, a number or a string like ``250ms``; ValueError naming the
+    accepted forms or the bound.
 
     ``maximum=None`` only asks for a finite number (to read values checked before).
     """
-    exact = _exact(value)
+    if isinstance(value, str):
+        return _bounded(_from_text(value), value, maximum)
+    return checked_seconds(value, maximum=maximum)
+
+
+def checked_seconds(value: object, *, maximum: float | None = MAX_SECONDS) -> float:
+    """``value``, a number of seconds, as a float once it is within bounds; reads no text.
+
+    What a value already read from a file (a float) goes through when it is handed on.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"invalid duration {shown(value)}: {_FORMS}")
+    return _bounded(Decimal(value), value, maximum)
+
+
+def _bounded(exact: Decimal, value: object, maximum: float | None) -> float:
+    """``exact`` as a float; ValueError naming ``value`` if negative, not finite or too large."""
     if exact.is_nan() or exact < 0:
         raise ValueError(f"invalid duration {shown(value)}: must be a finite number >= 0")
     if maximum is not None and exact > Decimal(maximum):

@@ -1,7 +1,8 @@
 """The handoff policy: admission, retries, per-attempt timeout, fallback.
 
 :class:`HandoffPolicy` is the one definition of a policy's fields, defaults and bounds;
-the scenario file's policy block is derived from it, and :meth:`HandoffPolicy.from_block`
+the scenario file's policy block (``handoff_sim.scenarios.schema``) writes the same fields
+out in a file's terms, a test keeping the two in step, and :meth:`HandoffPolicy.from_block`
 reads such a block (with its declarative :class:`InputFilterBlock` and :class:`RetryOnBlock`)
 back.
 """
@@ -25,7 +26,7 @@ from pydantic import (
 )
 from pydantic.config import JsonDict
 
-from handoff_sim._durations import parse_duration, shown
+from handoff_sim._durations import checked_seconds, parse_duration, shown
 from handoff_sim._limits import MAX_RETRIES
 from handoff_sim.errors import PolicyError
 from handoff_sim.events import HandoffReason
@@ -198,7 +199,11 @@ class HandoffPolicy(BaseModel):
     @field_validator("timeout", mode="before")
     @classmethod
     def _parse_timeout(cls, value: Any) -> Any:
-        return value if value is None else parse_duration(value)
+        """A string (``"250ms"``) is read here; seconds, as a scenario file's policy block
+        hands them on once read, are only checked against the bounds."""
+        if value is None:
+            return None
+        return parse_duration(value) if isinstance(value, str) else checked_seconds(value)
 
     @field_validator("retry_on", mode="before")
     @classmethod

@@ -2,7 +2,7 @@
 
 Every model forbids unknown keys and is strict about types, so a typo or a
 wrong type is reported at load time with its line. Expectations live in
-``_expect``; the policy block, derived from ``HandoffPolicy``, in ``_policy``.
+``_expect``; the policy block, in step with ``HandoffPolicy``, in ``_policy``.
 """
 
 from __future__ import annotations
