@@ -1,11 +1,18 @@
-"""Builders shared by the runtime's unit tests: scripted agents, trackers, recorders."""
+"""Builders shared by the runtime's unit tests: scripted agents, trackers, recorders.
+
+Also the one way a test that needs an optional extra skips without it, naming the extra.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 from collections.abc import Callable, Iterable, Sequence
+from types import ModuleType
 from typing import Any, TypeVar
+
+import pytest
 
 from handoff_sim import (
     Agent,
@@ -23,20 +30,51 @@ from handoff_sim.testing import FunctionModel, ScriptedModel
 E = TypeVar("E", bound=BaseException)
 
 __all__ = [
+    "NEEDS_OTEL",
     "ConcurrencyTracker",
     "RecordingExecutor",
     "call",
     "delegate",
     "ends",
+    "extra_installed",
+    "import_extra",
     "leaf",
+    "needs_extra",
     "parent_of",
     "payload",
     "recording_filter",
     "run_raising",
+    "skip_reason",
     "starts",
     "tool_results",
     "turn",
 ]
+
+
+def skip_reason(extra: str) -> str:
+    """Why a test skips without ``extra``: the extra and the command that installs it."""
+    return f"needs the {extra!r} extra: pip install 'handoff-sim[{extra}]'"
+
+
+def extra_installed(module: str) -> bool:
+    """``module`` (e.g. ``opentelemetry.sdk``) can be imported, found without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is missing
+        return False
+
+
+def needs_extra(extra: str, module: str) -> pytest.MarkDecorator:
+    """A mark that skips a test (or one ``pytest.param``) unless ``extra``'s ``module`` is here."""
+    return pytest.mark.skipif(not extra_installed(module), reason=skip_reason(extra))
+
+
+def import_extra(extra: str, module: str) -> ModuleType:
+    """``module`` of ``extra``, or skip the calling test (or module) naming the extra."""
+    return pytest.importorskip(module, reason=skip_reason(extra))
+
+
+NEEDS_OTEL = needs_extra("otel", "opentelemetry.sdk")
 
 
 def call(name: str, arguments: Any = None, id: str | None = None) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from handoff_sim.errors import OtlpFormatError
 from handoff_sim.scenarios import ScenarioFileError, load_file, load_text
 from handoff_sim.scenarios.load import _yaml
 from handoff_sim.trace import read_otlp
+from tests._helpers import import_extra
 
 OUTER_LIMIT = 60.0  # seconds: a FIFO that is opened for reading waits forever
 SCENARIO = """\
@@ -52,7 +53,8 @@ def _command(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _recorded(tmp_path: Path, name: str = "source.yaml") -> Path:
-    """An OTLP file of one trace, named ``<path>::s`` by ``run --otel``."""
+    """An OTLP file of one trace, named ``<path>::s`` by ``run --otel`` (skips without otel)."""
+    import_extra("otel", "opentelemetry.sdk")
     source = tmp_path / name
     source.write_text(SCENARIO, encoding="utf-8")
     trace = tmp_path / "trace.json"

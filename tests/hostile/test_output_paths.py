@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from handoff_sim.cli import main
+from tests._helpers import NEEDS_OTEL
 
 SCENARIO = """\
 scenario: s
@@ -82,7 +83,7 @@ def test_html_and_otel_on_one_path_are_refused(
     assert not target.exists()
 
 
-@pytest.mark.parametrize("option", OPTIONS)
+@pytest.mark.parametrize("option", ["--html", pytest.param("--otel", marks=NEEDS_OTEL)])
 def test_an_output_beside_the_inputs_is_written_into_a_folder_created_for_it(
     scenario: Path, option: str
 ) -> None:
@@ -126,6 +127,7 @@ def test_pytest_refuses_report_and_otel_on_one_path(
     result.stderr.fnmatch_lines(["*--handoff-otel */out.json: is also --handoff-report*"])
 
 
+@NEEDS_OTEL
 def test_pytest_creates_the_missing_folder_of_the_report_as_of_the_otel_file(
     pytester: pytest.Pytester, project: Path
 ) -> None:

@@ -16,7 +16,6 @@ from handoff_sim.events import (
 )
 from handoff_sim.invariants import check_invariants
 from handoff_sim.messages import ToolCall
-from handoff_sim.otel import encode_traces
 from handoff_sim.report._spans import collect_spans
 from handoff_sim.report._timeline import handoff_outcome
 from handoff_sim.styles.sophi import (
@@ -30,6 +29,7 @@ from handoff_sim.styles.sophi import (
     sophi_agent,
 )
 from handoff_sim.testing import ScriptedModel
+from tests._helpers import import_extra
 from tests.styles._support import Counter, call, counting_tool, definition, delegation, turn
 
 
@@ -185,6 +185,9 @@ def test_k4_the_gate_outside_a_run_records_nothing_and_still_answers() -> None:
 
 
 def test_e5_confirmation_events_survive_json_lines_and_otlp() -> None:
+    import_extra("otel", "opentelemetry.sdk")
+    from handoff_sim.otel import encode_traces  # the module refuses to import without it
+
     trace, _ = run_main([turn(call("danger", {}, "c1"), call("bash", {}, "c2")), "done"], DENY_ALL)
     assert len(confirmations(trace)) == 3
     assert list(Trace.from_jsonl(trace.to_jsonl())) == list(trace)
