@@ -29,8 +29,9 @@ def test_my_policy_keeps_every_invariant(handoff_fuzz):
     assert stats.runs >= 5
 """
 
-# A test-only fault, registered as users may register theirs: it loses the second
-# handoff_end of a run (so only cases with two handoffs fail) and logs every run.
+# A test-only fault, registered as users may register theirs: it loses the first
+# handoff_end of a run (so every case with a handoff fails, and the simplest case, which
+# hypothesis tries first and which has none, passes) and logs every run.
 LOGGING_FAULT = """
 from pathlib import Path
 
@@ -42,7 +43,7 @@ from handoff_sim.fuzzing import FAULTS
 LOG = Path(__file__).with_name("runs.log")
 
 
-class DropSecondHandoffEnd:
+class DropFirstHandoffEnd:
     def __init__(self):
         self.ends = 0
         with LOG.open("a") as log:
@@ -52,14 +53,14 @@ class DropSecondHandoffEnd:
         if event.type != "handoff_end":
             return event
         self.ends += 1
-        if self.ends != 2:
+        if self.ends != 1:
             return event
         with LOG.open("a") as log:
             log.write("dropped\\n")
         return None
 
 
-FAULTS["drop-second-handoff-end"] = DropSecondHandoffEnd
+FAULTS["drop-first-handoff-end"] = DropFirstHandoffEnd
 settings.register_profile(
     "no-shrink",
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
@@ -68,9 +69,14 @@ settings.register_profile(
 )
 """
 
+# The first run's search is random (the example database only works without a fixed
+# seed), so its budget must find a failing case whatever the seed: the search stops at
+# the first failure, and over 400 seeds the unluckiest needed about 60 cases. With the
+# earlier fault (the second handoff_end) and 60 examples, 4 seeds in 100 found none, the
+# run passed and the test failed now and then.
 FAILING_TEST = """
 def test_policy_under_a_broken_runtime(handoff_fuzz):
-    handoff_fuzz.check({"max_retries": 1}, examples=60, fault="drop-second-handoff-end")
+    handoff_fuzz.check({"max_retries": 1}, examples=500, fault="drop-first-handoff-end")
 """
 
 
