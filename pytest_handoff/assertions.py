@@ -10,7 +10,6 @@ sub-agent, tool), what it did and what was expected instead.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from handoff_sim.events import DENIAL_REASONS
@@ -331,54 +330,48 @@ def assert_normalized_name(source: str | SubAgent | Agent, expected: str) -> str
     return actual
 
 
-@dataclass
-class _Span:
-    """Where one handoff's events sit in the trace."""
-
-    key: tuple[str, str]
-    agent: str
-    tool: str
-    start: tuple[int, float] | None = None
-    ends: int = 0
-    end: tuple[int, float] | None = None
+def _who(handoff_id: str, agent: str, tool: str) -> str:
+    return _shown(f"{handoff_id} ({agent} via {tool})")
 
 
-def _spans(trace: Trace) -> dict[tuple[str, str], _Span]:
-    from handoff_sim.events import HandoffEndEvent, HandoffStartEvent
-
-    spans: dict[tuple[str, str], _Span] = {}
-    for e in trace:
-        if isinstance(e, HandoffStartEvent | HandoffEndEvent):
-            key = (e.run_id, e.handoff_id)
-            span = spans.setdefault(key, _Span(key, e.agent, e.tool))
-            if isinstance(e, HandoffStartEvent):
-                span.start = span.start or (e.seq, e.t)
-            else:
-                span.ends += 1
-                span.end = span.end or (e.seq, e.t)
-    return spans
+def _handoff_problems(trace: Trace) -> tuple[list[str], int]:
+    """What is unbalanced among the handoffs, and how many handoffs there are."""
+    problems: list[str] = []
+    ends: dict[tuple[str, str], tuple[str, int]] = {}  # handoffs that ended more than once
+    count = 0
+    for span in trace.spans().handoffs:
+        first = span.first
+        who = _who(span.handoff_id, first.agent, first.tool)
+        if span.start is None and span.again:
+            ends[span.key] = (who, ends.get(span.key, (who, 1))[1] + 1)
+            continue
+        count += 1
+        if span.start is None:
+            problems.append(f"{who}: handoff_end without handoff_start")
+        elif span.end is None:
+            problems.append(
+                f"{who}: started at seq {span.start.seq} ({_ms(span.start.t * 1000)}) "
+                "and has no handoff_end"
+            )
+    problems += [
+        f"{who}: {times} handoff_end events for one handoff_start" for who, times in ends.values()
+    ]
+    return problems, count
 
 
 def _attempt_problems(trace: Trace) -> list[str]:
-    from handoff_sim.events import HandoffAttemptEndEvent, HandoffAttemptStartEvent
-
-    open_attempts: dict[tuple[str, str, int], HandoffAttemptStartEvent] = {}
-    problems = []
-    for e in trace:
-        if isinstance(e, HandoffAttemptStartEvent):
-            open_attempts[(e.run_id, e.handoff_id, e.attempt)] = e
-        elif (
-            isinstance(e, HandoffAttemptEndEvent)
-            and open_attempts.pop((e.run_id, e.handoff_id, e.attempt), None) is None
-        ):
-            problems.append(
-                f"{_shown(f'{e.handoff_id} ({e.agent} via {e.tool})')} attempt {e.attempt}: "
-                "handoff_attempt_end without handoff_attempt_start"
-            )
+    attempts = trace.spans().attempts
+    problems = [
+        f"{_who(a.first.handoff_id, a.first.agent, a.first.tool)} attempt {a.number}: "
+        "handoff_attempt_end without handoff_attempt_start"
+        for a in attempts
+        if a.start is None
+    ]
     problems += [
-        f"{_shown(f'{e.handoff_id} ({e.agent} via {e.tool})')} attempt {e.attempt}: "
-        f"started at seq {e.seq} and has no handoff_attempt_end"
-        for e in open_attempts.values()
+        f"{_who(a.start.handoff_id, a.start.agent, a.start.tool)} attempt {a.number}: "
+        f"started at seq {a.start.seq} and has no handoff_attempt_end"
+        for a in attempts
+        if a.start is not None and a.end is None
     ]
     return problems
 
@@ -390,26 +383,14 @@ def assert_handoffs_balanced(source: object) -> int:
     """
     __tracebackhide__ = True
     trace = _trace(source, "assert_handoffs_balanced")
-    spans = _spans(trace)
-    problems = []
-    for span in spans.values():
-        who = _shown(f"{span.key[1]} ({span.agent} via {span.tool})")
-        if span.start is None:
-            problems.append(f"{who}: handoff_end without handoff_start")
-        elif span.ends == 0:
-            problems.append(
-                f"{who}: started at seq {span.start[0]} ({_ms(span.start[1] * 1000)}) "
-                "and has no handoff_end"
-            )
-        elif span.ends > 1:
-            problems.append(f"{who}: {span.ends} handoff_end events for one handoff_start")
+    problems, count = _handoff_problems(trace)
     problems += _attempt_problems(trace)
     if problems:
         _fail(
             f"handoff events are unbalanced ({len(problems)} problem"
             f"{'s' if len(problems) != 1 else ''}):\n  - " + "\n  - ".join(problems)
         )
-    return len(spans)
+    return count
 
 
 def _pick(trace: Trace, selectors: Sequence[str]) -> list[HandoffRecord]:
@@ -443,12 +424,14 @@ def assert_ran_in_parallel(source: object, *selectors: str) -> list[HandoffRecor
             f"assert_ran_in_parallel needs at least two handoffs, found {len(chosen)}:"
             + _listing(chosen)
         )
-    spans = _spans(trace)
-    never = (float("inf"), float("inf"))
-    timed = [(r, spans[(r.run_id, r.handoff_id)]) for r in chosen]
-    ended, ended_span = min(timed, key=lambda rs: rs[1].end or never)
-    end_seq, end_t = ended_span.end or never
-    late = [(r, s.start) for r, s in timed if s.start is not None and s.start[0] > end_seq]
+    marks: dict[tuple[str, str], tuple[tuple[int, float], tuple[int, float]]] = {}
+    for span in trace.spans().handoffs:
+        if span.start is not None and span.end is not None:
+            ends = ((span.start.seq, span.start.t), (span.end.seq, span.end.t))
+            marks.setdefault(span.key, ends)
+    timed = [(r, marks[(r.run_id, r.handoff_id)]) for r in chosen]
+    ended, (_, (end_seq, end_t)) = min(timed, key=lambda rs: rs[1][1])
+    late = [(r, start) for r, (start, _) in timed if start[0] > end_seq]
     if not late:
         return chosen
     lines = [

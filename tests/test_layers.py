@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_patterns",
             "_references",
             "_safe",
+            "_spans",
             "_terminal",
             "_version",
             "errors",

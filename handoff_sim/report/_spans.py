@@ -1,9 +1,9 @@
-"""The spans of a trace: top-level runs, the handoffs under them, each with its attempts.
+"""The spans of a trace as the report draws them: top-level runs, their handoff trees, attempts.
 
-Built from the events directly (not from ``Trace.handoffs()``) so that a handoff or an
+A view of the trace's span model (not of ``Trace.handoffs()``), so that a handoff or an
 attempt that never ended is shown as open rather than left out, and so that each span
 knows the position of its events in the trace (parallel branches are those whose events
-interleave).
+interleave). Times are clamped to what an axis can hold.
 """
 
 from __future__ import annotations
@@ -12,15 +12,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from handoff_sim import _spans as model
 from handoff_sim.events import (
     ConfirmationDecisionEvent,
     Event,
-    HandoffAttemptEndEvent,
-    HandoffAttemptStartEvent,
     HandoffEndEvent,
-    HandoffStartEvent,
     RunEndEvent,
-    RunStartEvent,
 )
 
 __all__ = ["AttemptSpan", "HandoffSpan", "Mark", "RunSpan", "Spans", "collect_spans"]
@@ -105,123 +102,87 @@ def _count(spans: Sequence[HandoffSpan]) -> int:
     return sum(1 + _count(s.children) for s in spans)
 
 
-class _Reader:
-    """One pass over the events, remembering the spans by key."""
+def _mark(index: int, t: float) -> Mark:
+    # a trace read from elsewhere may carry a time no axis can hold: draw it at 0
+    return Mark(index, t if math.isfinite(t) and t >= 0 else 0.0)
 
-    def __init__(self) -> None:
-        self.parent_run: dict[str, str | None] = {}
-        self.runs: dict[str, RunSpan] = {}
-        self.handoffs: dict[_Key, HandoffSpan] = {}
-        self.order: list[HandoffSpan] = []
-        self.decisions: dict[_Key, ConfirmationDecisionEvent] = {}
 
-    def read(self, index: int, event: Event) -> None:
-        # a trace read from elsewhere may carry a time no axis can hold: draw it at 0
-        mark = Mark(index, event.t if math.isfinite(event.t) and event.t >= 0 else 0.0)
-        if isinstance(event, RunStartEvent):
-            self._run_start(mark, event)
-        elif isinstance(event, RunEndEvent):
-            run = self.runs.get(event.run_id)
-            if run is not None and run.end is None:
-                run.end, run.end_event = mark, event
-        elif isinstance(event, HandoffStartEvent):
-            self._handoff_start(mark, event)
-        elif isinstance(event, HandoffAttemptStartEvent | HandoffAttemptEndEvent):
-            self._attempt(mark, event)
-        elif isinstance(event, HandoffEndEvent):
-            self._handoff_end(mark, event)
-        elif isinstance(event, ConfirmationDecisionEvent):  # the SoPhi gate on a delegation
-            self.decisions[(event.run_id, event.call_id)] = event
+def _attempt(span: model.AttemptSpan) -> AttemptSpan:
+    first = span.start or span.end
+    assert first is not None
+    shown = AttemptSpan(span.number, _mark(span.start_at, first.t))
+    if span.end is not None:
+        shown.end, shown.outcome = _mark(span.end_at, span.end.t), span.end.outcome
+        shown.duration_ms, shown.error = span.end.duration_ms, span.end.error
+    return shown
 
-    def _run_start(self, mark: Mark, event: RunStartEvent) -> None:
-        self.parent_run[event.run_id] = event.parent_run_id
-        if event.parent_run_id is None and event.run_id not in self.runs:
-            self.runs[event.run_id] = RunSpan(event.run_id, event.agent, len(self.runs) + 1, mark)
 
-    def _handoff_start(self, mark: Mark, event: HandoffStartEvent) -> None:
-        span = HandoffSpan(
-            handoff_id=event.handoff_id,
-            run_id=event.run_id,
-            parent_handoff_id=event.parent_handoff_id,
-            agent=event.agent,
-            subagent=event.subagent,
-            tool=event.tool,
-            call_id=event.call_id,
-            start=mark,
-        )
-        self.handoffs[(event.run_id, event.handoff_id)] = span
-        self.order.append(span)
+def _handoff(
+    span: model.HandoffSpan, decisions: dict[_Key, ConfirmationDecisionEvent]
+) -> HandoffSpan:
+    first = span.first
+    shown = HandoffSpan(
+        handoff_id=span.handoff_id,
+        run_id=span.run_id,
+        parent_handoff_id=first.parent_handoff_id,
+        agent=first.agent,
+        subagent=first.subagent,
+        tool=first.tool,
+        call_id=first.call_id,
+        start=_mark(span.start_at, first.t),
+        attempts=[_attempt(a) for a in span.attempts],
+        confirmation=decisions.get((span.run_id, first.call_id)),
+    )
+    if span.end is not None:
+        shown.end, shown.end_event = _mark(span.end_at, span.end.t), span.end
+    if span.start is None:
+        shown.problem = "handoff_end without its handoff_start"
+    elif span.end is None:
+        shown.problem = "handoff_start without handoff_end"
+    return shown
 
-    def _attempt(
-        self, mark: Mark, event: HandoffAttemptStartEvent | HandoffAttemptEndEvent
-    ) -> None:
-        span = self.handoffs.get((event.run_id, event.handoff_id))
-        if span is None:
-            return  # an attempt of a handoff that never started: its end shows the problem
-        if isinstance(event, HandoffAttemptStartEvent):
-            span.attempts.append(AttemptSpan(event.attempt, mark))
-            return
-        attempt = next(
-            (a for a in span.attempts if a.number == event.attempt and a.end is None), None
-        )
-        if attempt is None:
-            attempt = AttemptSpan(event.attempt, mark)
-            span.attempts.append(attempt)
-        attempt.end, attempt.outcome = mark, event.outcome
-        attempt.duration_ms, attempt.error = event.duration_ms, event.error
 
-    def _handoff_end(self, mark: Mark, event: HandoffEndEvent) -> None:
-        span = self.handoffs.get((event.run_id, event.handoff_id))
-        if span is None or span.end is not None:
-            span = HandoffSpan(
-                handoff_id=event.handoff_id,
-                run_id=event.run_id,
-                parent_handoff_id=event.parent_handoff_id,
-                agent=event.agent,
-                subagent=event.subagent,
-                tool=event.tool,
-                call_id=event.call_id,
-                start=mark,
-                problem="handoff_end without its handoff_start",
+def _root_run(spans: model.Spans, runs: dict[str, RunSpan], run_id: str) -> RunSpan | None:
+    seen: set[str] = set()
+    current: str | None = run_id
+    while current is not None and current not in seen:
+        seen.add(current)
+        if current in runs:
+            return runs[current]
+        current = spans.caller_run_id(current)
+    return None
+
+
+def _top_runs(spans: model.Spans) -> dict[str, RunSpan]:
+    runs: dict[str, RunSpan] = {}
+    for run in spans.runs:
+        start = run.start
+        if start is not None and start.parent_run_id is None and run.run_id not in runs:
+            shown = runs[run.run_id] = RunSpan(
+                run.run_id, start.agent, len(runs) + 1, _mark(run.start_at, start.t)
             )
-            self.order.append(span)
-        span.end, span.end_event = mark, event
-
-    def root_run(self, run_id: str) -> RunSpan | None:
-        seen: set[str] = set()
-        current: str | None = run_id
-        while current is not None and current not in seen:
-            seen.add(current)
-            if current in self.runs:
-                return self.runs[current]
-            current = self.parent_run.get(current)
-        return None
-
-    def parent_of(self, span: HandoffSpan) -> HandoffSpan | None:
-        caller_run = self.parent_run.get(span.run_id)
-        if span.parent_handoff_id is None or caller_run is None:
-            return None
-        parent = self.handoffs.get((caller_run, span.parent_handoff_id))
-        # a parent starts first; anything else (a malformed trace) must not make a cycle
-        return parent if parent is not None and parent.start.index < span.start.index else None
+            if run.end is not None:
+                shown.end, shown.end_event = _mark(run.end_at, run.end.t), run.end
+    return runs
 
 
-def collect_spans(events: Sequence[Event]) -> Spans:
-    """The runs and handoff tree of ``events``, in start order."""
-    reader = _Reader()
-    for index, event in enumerate(events):
-        reader.read(index, event)
+def collect_spans(events: Sequence[Event], spans: model.Spans | None = None) -> Spans:
+    """The runs and handoff tree of ``events``, in start order (``spans``: their model)."""
+    spans = spans if spans is not None else model.build_spans(events)
+    decisions = {
+        (e.run_id, e.call_id): e for e in events if isinstance(e, ConfirmationDecisionEvent)
+    }
+    runs = _top_runs(spans)
+    shown: dict[int, HandoffSpan] = {}
     orphans: list[HandoffSpan] = []
-    for span in reader.order:
-        span.confirmation = reader.decisions.get((span.run_id, span.call_id))
-        if span.end is None:
-            span.problem = "handoff_start without handoff_end"
-        parent = reader.parent_of(span)
+    for span in spans.handoffs:
+        view = shown[id(span)] = _handoff(span, decisions)
+        parent = shown.get(id(span.parent)) if span.parent is not None else None
         if parent is not None:
-            parent.children.append(span)
+            parent.children.append(view)
             continue
-        run = reader.root_run(span.run_id)
-        (run.children if run is not None else orphans).append(span)
+        run = _root_run(spans, runs, span.run_id)
+        (run.children if run is not None else orphans).append(view)
     times = [e.t for e in events if math.isfinite(e.t) and e.t >= 0]
     end = Mark(len(events), max(times, default=0.0))
-    return Spans(list(reader.runs.values()), orphans, len(events), end)
+    return Spans(list(runs.values()), orphans, len(events), end)
