@@ -11,8 +11,9 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from os import PathLike
-from typing import TYPE_CHECKING, Any, TypeVar, cast, overload
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
+from handoff_sim._spans import HandoffSpan, Spans, build_spans
 from handoff_sim._terminal import escape_text, escape_value
 from handoff_sim.events import (
     ConfirmationDecisionEvent,
@@ -47,32 +48,86 @@ __all__ = [
 ]
 
 EventT = TypeVar("EventT", bound=Event)
+FieldT = TypeVar("FieldT")
 OtherEventT = TypeVar("OtherEventT", bound=Event)
 
 
-@dataclass(frozen=True, slots=True)
-class HandoffRecord:
-    """One handoff as its ``handoff_end`` described it, plus where it began."""
+class _EndField(Generic[FieldT]):
+    """A record attribute read from its span's ``handoff_end``."""
 
-    handoff_id: str
-    parent_handoff_id: str | None
-    call_id: str
-    tool: str
-    subagent: str
-    agent: str
-    depth: int
-    session_mode: str
-    session_id: str | None
-    status: str
-    reason: str | None
-    attempts: int
-    duration_ms: float
-    output: str | None
-    error: str | None
-    run_id: str
-    started_at: float
-    ended_at: float
-    attempt_outcomes: tuple[str, ...] = ()
+    __slots__ = ("name",)
+
+    def __init__(self) -> None:
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, record: HandoffRecord, owner: type | None = None) -> FieldT:
+        return cast("FieldT", getattr(record._span.end, self.name))
+
+
+class HandoffRecord:
+    """One handoff as its ``handoff_end`` described it, plus where it began.
+
+    A read-only view over the handoff's span: nothing is copied out of its events.
+    """
+
+    __slots__ = ("_span",)
+
+    handoff_id: _EndField[str] = _EndField()
+    parent_handoff_id: _EndField[str | None] = _EndField()
+    call_id: _EndField[str] = _EndField()
+    tool: _EndField[str] = _EndField()
+    subagent: _EndField[str] = _EndField()
+    agent: _EndField[str] = _EndField()
+    depth: _EndField[int] = _EndField()
+    session_mode: _EndField[str] = _EndField()
+    session_id: _EndField[str | None] = _EndField()
+    status: _EndField[str] = _EndField()
+    reason: _EndField[str | None] = _EndField()
+    attempts: _EndField[int] = _EndField()
+    duration_ms: _EndField[float] = _EndField()
+    output: _EndField[str | None] = _EndField()
+    error: _EndField[str | None] = _EndField()
+    run_id: _EndField[str] = _EndField()
+
+    def __init__(self, span: HandoffSpan) -> None:
+        if span.start is None or span.end is None:
+            raise ValueError(f"{span.handoff_id}: a record needs a started and ended handoff")
+        self._span = span
+
+    @property
+    def started_at(self) -> float:
+        """The virtual time of its ``handoff_start``."""
+        assert self._span.start is not None
+        return self._span.start.t
+
+    @property
+    def ended_at(self) -> float:
+        """The virtual time of its ``handoff_end``."""
+        assert self._span.end is not None
+        return self._span.end.t
+
+    @property
+    def attempt_outcomes(self) -> tuple[str, ...]:
+        """The outcome of each attempt that ended, in order."""
+        return tuple(a.end.outcome for a in self._span.attempts if a.end is not None)
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _RECORD_FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, HandoffRecord):
+            return NotImplemented
+        return other._span is self._span or self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _RECORD_FIELDS)
+        return f"HandoffRecord({shown})"
 
     def summary(self) -> dict[str, Any]:
         """The fields a scenario's ``expect.handoffs`` compares."""
@@ -83,6 +138,29 @@ class HandoffRecord:
             "attempts": self.attempts,
             "depth": self.depth,
         }
+
+
+_RECORD_FIELDS = (
+    "handoff_id",
+    "parent_handoff_id",
+    "call_id",
+    "tool",
+    "subagent",
+    "agent",
+    "depth",
+    "session_mode",
+    "session_id",
+    "status",
+    "reason",
+    "attempts",
+    "duration_ms",
+    "output",
+    "error",
+    "run_id",
+    "started_at",
+    "ended_at",
+    "attempt_outcomes",
+)
 
 
 @dataclass(slots=True)
@@ -96,10 +174,11 @@ class HandoffNode:
 class Trace(Sequence[Event]):
     """An immutable, ordered list of events with queries over it."""
 
-    __slots__ = ("_events",)
+    __slots__ = ("_events", "_spans")
 
     def __init__(self, events: Sequence[Event] = ()) -> None:
         self._events: tuple[Event, ...] = tuple(events)
+        self._spans: Spans | None = None
 
     @overload
     def __getitem__(self, index: int) -> Event: ...
@@ -150,54 +229,45 @@ class Trace(Sequence[Event]):
         names = {t if isinstance(t, str) else t.type for t in types}
         return cast("list[EventT]", [e for e in self._events if e.type in names])
 
+    def spans(self) -> Spans:
+        """The runs, handoffs, attempts and calls of the trace as spans, open ones too.
+
+        Built once per trace, in one pass; every handoff query reads it.
+        """
+        if self._spans is None:
+            self._spans = build_spans(self._events)
+        return self._spans
+
     def handoffs(
         self, tool: str | None = None, *, status: str | None = None, subagent: str | None = None
     ) -> list[HandoffRecord]:
         """One record per ended handoff, in start order, optionally filtered."""
-        records = _records(self._events)
         return [
-            r
-            for r in records
-            if (tool is None or r.tool == tool)
-            and (status is None or r.status == status)
-            and (subagent is None or r.subagent == subagent)
+            HandoffRecord(span)
+            for span in self.spans().handoffs
+            if span.start is not None
+            and (end := span.end) is not None
+            and (tool is None or end.tool == tool)
+            and (status is None or end.status == status)
+            and (subagent is None or end.subagent == subagent)
         ]
 
     def unbalanced(self) -> list[str]:
         """Handoff ids whose start has no end, or whose end has no start or came twice."""
-        open_ids: dict[tuple[str, str], int] = {}
-        problems: list[str] = []
-        for event in self._events:
-            if isinstance(event, HandoffStartEvent):
-                key = (event.run_id, event.handoff_id)
-                open_ids[key] = open_ids.get(key, 0) + 1
-            elif isinstance(event, HandoffEndEvent):
-                key = (event.run_id, event.handoff_id)
-                if open_ids.get(key, 0) == 0:
-                    problems.append(f"{event.handoff_id}: handoff_end without handoff_start")
-                else:
-                    open_ids[key] -= 1
-        problems.extend(
-            f"{hid}: handoff_start without handoff_end"
-            for (_, hid), count in open_ids.items()
-            for _ in range(count)
-        )
-        return problems
+        spans = self.spans().handoffs
+        return [
+            f"{s.handoff_id}: handoff_end without handoff_start" for s in spans if s.start is None
+        ] + [f"{s.handoff_id}: handoff_start without handoff_end" for s in spans if s.end is None]
 
     def tree(self) -> list[HandoffNode]:
         """Handoffs nested under the handoff whose sub-agent made them."""
-        parent_run = {
-            e.run_id: e.parent_run_id for e in self._events if isinstance(e, RunStartEvent)
-        }
-        nodes: dict[tuple[str, str], HandoffNode] = {}
+        nodes: dict[int, HandoffNode] = {}
         roots: list[HandoffNode] = []
-        for record in _records(self._events):
-            node = HandoffNode(record)
-            nodes[(record.run_id, record.handoff_id)] = node
-            caller_run = parent_run.get(record.run_id)
-            parent = None
-            if record.parent_handoff_id is not None and caller_run is not None:
-                parent = nodes.get((caller_run, record.parent_handoff_id))
+        for span in self.spans().handoffs:
+            if span.start is None or span.end is None:
+                continue
+            node = nodes[id(span)] = HandoffNode(HandoffRecord(span))
+            parent = nodes.get(id(span.parent)) if span.parent is not None else None
             (parent.children if parent else roots).append(node)
         return roots
 
@@ -329,51 +399,6 @@ def _event_line(line: str, number: int) -> Event:
         return event_from_dict(data)
     except Exception as exc:
         raise ValueError(f"trace line {number}: not an event: {describe_error(exc)}") from None
-
-
-def _records(events: Sequence[Event]) -> list[HandoffRecord]:
-    starts: dict[tuple[str, str], HandoffStartEvent] = {}
-    outcomes: dict[tuple[str, str], list[str]] = {}
-    order: list[tuple[str, str]] = []
-    ends: dict[tuple[str, str], HandoffEndEvent] = {}
-    for e in events:
-        if isinstance(e, HandoffStartEvent):
-            key = (e.run_id, e.handoff_id)
-            starts[key] = e
-            order.append(key)
-        elif isinstance(e, HandoffAttemptEndEvent):
-            outcomes.setdefault((e.run_id, e.handoff_id), []).append(e.outcome)
-        elif isinstance(e, HandoffEndEvent):
-            ends.setdefault((e.run_id, e.handoff_id), e)
-    records = []
-    for key in order:
-        end = ends.get(key)
-        if end is None:
-            continue
-        records.append(
-            HandoffRecord(
-                handoff_id=end.handoff_id,
-                parent_handoff_id=end.parent_handoff_id,
-                call_id=end.call_id,
-                tool=end.tool,
-                subagent=end.subagent,
-                agent=end.agent,
-                depth=end.depth,
-                session_mode=end.session_mode,
-                session_id=end.session_id,
-                status=end.status,
-                reason=end.reason,
-                attempts=end.attempts,
-                duration_ms=end.duration_ms,
-                output=end.output,
-                error=end.error,
-                run_id=end.run_id,
-                started_at=starts[key].t,
-                ended_at=end.t,
-                attempt_outcomes=tuple(outcomes.get(key, ())),
-            )
-        )
-    return records
 
 
 def _ms(seconds: float) -> str:
