@@ -202,6 +202,7 @@ def test_fuzz_without_the_fuzzing_module_says_so_and_exits_2(
     assert "fuzzing is not available" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
     script = Path(sys.executable).with_name("handoff-sim")
     if not script.exists():
@@ -220,6 +221,7 @@ def test_console_script_runs_in_a_subprocess(tmp_path: Path) -> None:
     assert module.returncode == 0
 
 
+@pytest.mark.slow
 def test_a_closed_output_stops_the_run_quietly_with_exit_141() -> None:
     """``handoff-sim run -v scenarios/ | head`` ends without a traceback."""
     script = Path(sys.executable).with_name("handoff-sim")

@@ -317,18 +317,21 @@ def fresh_imports() -> dict[str, Any]:
     return found
 
 
+@pytest.mark.slow
 def test_importing_the_runtime_imports_no_pytest_syrupy_or_hypothesis(
     fresh_imports: dict[str, Any],
 ) -> None:
     assert fresh_imports["runtime"] == []
 
 
+@pytest.mark.slow
 def test_even_the_strategies_and_the_fuzzer_import_no_pytest_or_syrupy(
     fresh_imports: dict[str, Any],
 ) -> None:
     assert fresh_imports["with_hypothesis_modules"] == ["hypothesis"]
 
 
+@pytest.mark.slow
 def test_importing_handoff_sim_alone_defers_the_runtime_until_a_name_is_used(
     fresh_imports: dict[str, Any],
 ) -> None:

@@ -116,6 +116,7 @@ def test_t6_scenarios_reject_unknown_model_kinds() -> None:
         hs.scenarios(models=["gpt"])
 
 
+@pytest.mark.slow
 def test_importing_hypothesis_survives_a_broken_handoff_sim() -> None:
     """The entry point runs wherever handoff-sim is installed: it must never break hypothesis."""
     code = (
@@ -157,6 +158,7 @@ _IMPORTS = {
 
 
 @pytest.mark.parametrize("first", _IMPORTS.values(), ids=_IMPORTS.keys())
+@pytest.mark.slow
 def test_t6_from_type_works_whichever_package_is_imported_first(first: str) -> None:
     """Without importing ``handoff_sim.strategies`` by hand, ``from_type`` draws from it."""
     code = (
@@ -182,6 +184,7 @@ _TYPES = (
 
 
 @pytest.mark.parametrize("first", ["hypothesis", "handoff_sim"])
+@pytest.mark.slow
 def test_from_type_draws_sub_agents_agent_trees_and_scenarios(first: str) -> None:
     """Registered by the entry point as each type's module loads, in either import order."""
     code = (

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from handoff_sim import (
     Agent,
     FailureAction,
@@ -192,6 +194,7 @@ sys.stdout.write(simulate(busy_parent(), "go", seed=11).trace.to_jsonl())
 """
 
 
+@pytest.mark.slow
 def test_e6_trace_is_identical_in_another_process_with_another_hash_seed() -> None:
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     out = subprocess.run(

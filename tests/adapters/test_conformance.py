@@ -60,6 +60,7 @@ def test_not_applicable_is_neither_a_failure_nor_a_pass() -> None:
     check_differences(rows, [])
 
 
+@pytest.mark.slow
 def test_docs_conformance_md_is_what_bench_conformance_py_writes_now() -> None:
     """Slow on purpose (about 10 s): every bundled scenario on all three runtimes."""
     pytest.importorskip(

@@ -41,6 +41,7 @@ ALREADY_IMPORTED = (
         ("pydantic_ai_triage", "pydantic_ai", "pydantic-ai"),
     ],
 )
+@pytest.mark.slow
 def test_the_example_project_passes_its_own_tests(
     folder: str,
     module: str,

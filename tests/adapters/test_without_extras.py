@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 RUN_WITHOUT_FRAMEWORKS = """
@@ -17,6 +19,7 @@ sys.exit(pytest.main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_the_adapter_tests_skip_naming_the_extra_when_the_frameworks_are_absent() -> None:
     done = subprocess.run(
         [

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+# Every test here runs a benchmark script in a subprocess.
+pytestmark = pytest.mark.slow
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 

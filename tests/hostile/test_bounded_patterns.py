@@ -256,6 +256,7 @@ def test_a_match_that_takes_too_long_is_a_typed_error_naming_pattern_and_text() 
     )
 
 
+@pytest.mark.slow
 def test_the_command_fails_a_backtracking_file_at_the_real_budget() -> None:
     """The shipped budget (one second), in a real process under an outer limit of a
     minute; the hostile-files suite runs every such file through each front end."""

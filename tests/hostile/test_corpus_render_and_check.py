@@ -26,6 +26,8 @@ from tests.hostile.test_hostile_files import (
     corpus_files,
 )
 
+# Both commands run over the whole corpus in a limited interpreter.
+pytestmark = pytest.mark.slow
 RENDER_FORMATS = ("text", "tree", "mermaid", "jsonl")
 # One interpreter serves every file of a command, so its limit is the per-file limit's
 # generous multiple: a file that hung would still exceed it, a busy machine would not.

@@ -169,11 +169,13 @@ def test_every_corpus_file_says_what_it_attacks() -> None:
 
 
 @pytest.mark.parametrize("front_end", ["validate", "run", "pytest"])
+@pytest.mark.slow
 def test_no_front_end_prints_a_traceback(outcomes: dict[str, Outcome], front_end: str) -> None:
     outcome = outcomes[front_end]
     assert TRACEBACK not in outcome.text, outcome.text[-4000:]
 
 
+@pytest.mark.slow
 def test_validate_gives_every_file_a_verdict_and_exits_2_for_refusals(
     outcomes: dict[str, Outcome], corpus: Path
 ) -> None:
@@ -186,6 +188,7 @@ def test_validate_gives_every_file_a_verdict_and_exits_2_for_refusals(
     assert f"{corpus}/made_alias.yaml" not in validate.text
 
 
+@pytest.mark.slow
 def test_validate_reports_what_the_corpus_copy_adds(
     outcomes: dict[str, Outcome], corpus: Path
 ) -> None:
@@ -201,6 +204,7 @@ def test_validate_reports_what_the_corpus_copy_adds(
     assert any("kind: unknown model kind 'replay'" in line for line in unknown)
 
 
+@pytest.mark.slow
 def test_run_agrees_with_validate_and_exits_for_its_worst_verdict(
     outcomes: dict[str, Outcome], corpus: Path
 ) -> None:
@@ -219,6 +223,7 @@ def test_run_agrees_with_validate_and_exits_for_its_worst_verdict(
     assert run.code == expected, run.text[-3000:]
 
 
+@pytest.mark.slow
 def test_pytest_refuses_exactly_what_validate_refuses_without_interrupting(
     outcomes: dict[str, Outcome], corpus: Path
 ) -> None:

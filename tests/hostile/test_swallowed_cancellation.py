@@ -138,6 +138,7 @@ def test_a_report_to_model_policy_goes_on_after_the_swallower() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(FOREVER))
+@pytest.mark.slow
 def test_s12_a_tool_that_resists_forever_ends_at_its_deadline_in_a_fresh_process(
     name: str,
 ) -> None:

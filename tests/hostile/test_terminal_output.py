@@ -140,6 +140,7 @@ def test_run_html_report_is_written_whatever_the_names_hold(
     assert "hostile-fails" in page.read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_commands_print_lone_surrogates_as_escapes_on_a_real_stdout(tmp_path: Path) -> None:
     """A real stdout (strict UTF-8) raises on a lone surrogate: nothing raw may reach it.
 

@@ -89,6 +89,7 @@ def test_the_small_version_reads_each_model_calls_own_tool_calls() -> None:
     assert result == expected(50, 20)
 
 
+@pytest.mark.slow
 def test_a_run_of_a_hundred_thousand_model_calls_imports_within_the_outer_limit() -> None:
     script = textwrap.dedent(
         f"""

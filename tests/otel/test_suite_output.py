@@ -61,6 +61,7 @@ class TestPytestOption:
     def _sdk(self) -> None:
         pytest.importorskip("opentelemetry.sdk", reason=NEEDS_OTEL)
 
+    @pytest.mark.slow
     def test_every_scenario_run_is_a_named_trace_in_the_file_the_same_with_xdist(
         self, project: pytest.Pytester
     ) -> None:

@@ -36,6 +36,7 @@ def test_zz_results_of_finished_scenarios_are_let_go():
 """
 
 
+@pytest.mark.slow
 def test_finished_tests_let_their_scenario_results_go(
     pytester: pytest.Pytester, write_scenario: Write
 ) -> None:

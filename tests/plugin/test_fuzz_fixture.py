@@ -100,6 +100,7 @@ def _drawn(pytester: pytest.Pytester, seed: int) -> list[str]:
     return [line for line in result.outlines if re.match(r"\s*case=", line)]
 
 
+@pytest.mark.slow
 def test_check_under_a_hypothesis_seed_draws_the_same_examples_twice(
     pytester: pytest.Pytester,
 ) -> None:
@@ -118,6 +119,7 @@ def _runs_until_first_failure(log: str) -> int:
     return lines[: lines.index("dropped")].count("run")
 
 
+@pytest.mark.slow
 def test_a_failing_example_is_saved_and_replayed_first_from_the_database(
     pytester: pytest.Pytester,
 ) -> None:

@@ -17,6 +17,7 @@ def test_t1_plugin_is_registered_by_its_entry_point(pytester: pytest.Pytester) -
     assert config.pluginmanager.get_plugin("pytest_handoff.fixtures") is not None
 
 
+@pytest.mark.slow
 def test_plugin_module_imports_only_pytest_and_the_standard_library() -> None:
     code = (
         "import sys, pytest_handoff.plugin, pytest_handoff.fixtures, pytest_handoff.hookspecs\n"
@@ -29,6 +30,7 @@ def test_plugin_module_imports_only_pytest_and_the_standard_library() -> None:
     assert done.stdout.strip() == ""
 
 
+@pytest.mark.slow
 def test_session_without_scenarios_does_not_import_the_scenario_package(
     pytester: pytest.Pytester,
 ) -> None:

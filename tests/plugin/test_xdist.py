@@ -94,6 +94,7 @@ def _whole_project_run(pytester: pytest.Pytester) -> None:
     assert "Traceback" not in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_t1_t3_a_project_works_under_xdist_with_selection_last_failed_and_snapshots(
     pytester: pytest.Pytester, write_scenario: Write
 ) -> None:

@@ -20,10 +20,13 @@ from tests.report._chromium import Browser, chromium_path
 from tests.report._support import HOSTILE, ROOT, hostile_run, showcase, wide
 
 CHROMIUM = chromium_path()
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="headless Chromium is not installed (Debian: apt-get install chromium)",
-)
+pytestmark = [
+    pytest.mark.slow,  # starts headless Chromium
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="headless Chromium is not installed (Debian: apt-get install chromium)",
+    ),
+]
 ARTEFACTS = ROOT / "bench" / "out" / "report"
 
 

@@ -217,6 +217,7 @@ def test_the_bundled_suite_report_stays_under_two_megabytes(tmp_path: Path) -> N
     assert len(sections) == len(bundled())
 
 
+@pytest.mark.slow
 def test_a_thousand_parallel_handoffs_keep_the_page_small() -> None:
     page = render_report([wide()])
 
@@ -225,6 +226,7 @@ def test_a_thousand_parallel_handoffs_keep_the_page_small() -> None:
     assert '<details class="tree"><summary>handoff tree (1000)' in page  # collapsed
 
 
+@pytest.mark.slow
 def test_a_thousand_scenario_suite_stays_collapsed_and_small() -> None:
     one = entry_from_result(run_scenario(load_dict(fan_out(6))[0]))
     entries = [replace(one, id=f"case-{i:04}", path=f"s/{i % 40}.yaml") for i in range(1000)]

@@ -44,6 +44,7 @@ def _not_an_xdist_worker(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.mark.slow
 def test_pytest_option_writes_every_scenario_failures_first_and_the_same_under_xdist(
     pytester: pytest.Pytester, project: Path
 ) -> None:

@@ -192,6 +192,7 @@ def test_yaml_anchors_and_aliases_are_followed(tmp_path: Path) -> None:
     assert scenario.spec.agents["other"].policy == scenario.spec.agents["manager"].policy
 
 
+@pytest.mark.slow
 def test_importing_handoff_sim_does_not_import_the_scenario_package() -> None:
     code = (
         "import sys, handoff_sim; "

@@ -270,6 +270,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.slow
 def test_without_libyaml_installed_every_file_reads_the_same() -> None:
     """In an interpreter where libyaml cannot be imported, the pure parser does it all:
     every corpus file gives the same scenarios (each field, each location) or error."""
