@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
@@ -301,8 +300,3 @@ def stream_events(
         )
     )
     return events
-
-
-def tool_call_json(arguments: object) -> str:
-    """Arguments as the raw JSON string the wire carries."""
-    return arguments if isinstance(arguments, str) else json.dumps(arguments)
