@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.database import ExampleDatabase
@@ -32,7 +32,6 @@ __all__ = [
     "KeyedDatabase",
     "ShrinkBudget",
     "StopShrinking",
-    "fuzz_settings",
     "profile_settings",
     "search",
     "with_policy",
@@ -42,20 +41,6 @@ SHRINK_BUDGET = 80
 """Runs spent shrinking a failure before the smallest case found so far is kept."""
 SHRINK_SECONDS = 3.0
 """Wall-clock seconds spent shrinking, likewise."""
-
-
-def fuzz_settings(examples: int) -> settings:
-    """Settings for a search outside any profile: no database, no deadline, quiet."""
-    return settings(
-        max_examples=examples,
-        deadline=None,
-        database=None,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
-        suppress_health_check=list(HealthCheck),
-        report_multiple_bugs=False,
-        verbosity=Verbosity.quiet,
-        print_blob=False,
-    )
 
 
 def profile_settings(examples: int | None, database_key: str | None) -> settings:
