@@ -13,10 +13,10 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from contextvars import ContextVar, Token
-from dataclasses import dataclass, fields
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-from handoff_sim._frozen import filler, quick_init
+import msgspec
+
 from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS, MAX_NESTING
 from handoff_sim.errors import BudgetExceededError, ConfigurationError
 from handoff_sim.events import Event, EventStamp
@@ -32,7 +32,6 @@ __all__ = [
     "current_depth",
     "current_environment",
     "current_frame",
-    "event_emitter",
     "nesting_below",
     "use_environment",
     "use_frame",
@@ -147,17 +146,22 @@ class RunEnvironment:
         """A seeded id like ``session-1f2e3d4c5b6a``: deterministic for a seed."""
         return f"{prefix}-{self.rng.getrandbits(48):012x}"
 
-    def stamp(self, frame: Frame, depth: int | None = None) -> EventStamp:
+    def stamp(
+        self, frame: Frame, depth: int | None = None, now_us: int | None = None
+    ) -> EventStamp:
         """The next ``seq``, the time now, and ``frame``'s agent, depth and run id.
 
-        ``depth`` overrides the frame's (a handoff's events sit one below its caller).
-        Pass it last, ``SomeEvent(..., **env.stamp(frame))``, so the event's own
-        fields are worked out before it takes its number.
+        ``depth`` overrides the frame's (a handoff's events sit one below its caller);
+        ``now_us``, a reading of :meth:`now_us` a duration was taken from, is the time
+        instead of a new reading. Pass it last, ``SomeEvent(..., **env.stamp(frame))``,
+        so the event's own fields are worked out before it takes its number.
         """
         self._seq += 1
+        if now_us is None:
+            now_us = round(self._clock() * 1_000_000) - self._origin_us
         return {
             "seq": self._seq,
-            "t": (round(self._clock() * 1_000_000) - self._origin_us) / 1_000_000,
+            "t": now_us / 1_000_000,
             "agent": frame.agent,
             "depth": frame.depth if depth is None else depth,
             "run_id": frame.run_id,
@@ -198,51 +202,6 @@ class RunEnvironment:
         return self.recorder.events
 
 
-_STAMP = ("seq", "t", "agent", "depth", "run_id")
-_EMITTER_NAMES = {"env", "now_us", "frame", "depth", "self", "seq", "hook"}
-
-
-def event_emitter(cls: type[Event], *, at: bool = False) -> Callable[..., None]:
-    """A function that numbers, times, builds and publishes one ``cls`` event.
-
-    ``emit(env, frame, depth, *own_fields)`` is ``env.publish(cls(**own_fields,
-    **env.stamp(frame, depth)))`` in one call: no stamp dict, no keyword binding, one
-    clock reading taken after the fields, each field a plain store into a
-    :func:`~handoff_sim._frozen.filler` (the runtime's hottest path). With ``at=True``
-    it takes a reading of :meth:`~RunEnvironment.now_us` after ``env``
-    (``emit(env, now_us, frame, depth, ...)``) that a duration was taken from.
-    """
-    names = [f.name for f in fields(cls)]
-    own = names[len(_STAMP) :]
-    if tuple(names[: len(_STAMP)]) != _STAMP or _EMITTER_NAMES & set(own):
-        raise TypeError(f"{cls.__name__}: not an event whose fields an emitter can take")
-    namespace: dict[str, Any] = {"_cls": cls, "_filler": filler(cls), "_round": round}
-    params = ", ".join(["env", *(["now_us"] if at else []), "frame", "depth", *own])
-    clock = "" if at else "    now_us = _round(env._clock() * 1_000_000) - env._origin_us\n"
-    source = (
-        f"def emit({params}):\n"
-        "    env._seq = seq = env._seq + 1\n"
-        f"{clock}"
-        "    self = _filler()\n"
-        "    self.seq = seq\n"
-        "    self.t = now_us / 1_000_000\n"
-        "    self.agent = frame.agent\n"
-        "    self.depth = depth\n"
-        "    self.run_id = frame.run_id\n"
-        + "".join(f"    self.{name} = {name}\n" for name in own)
-        + "    self.__class__ = _cls\n"
-        "    hook = env._hook\n"
-        "    if hook is None:\n"
-        "        env._events.append(self)\n"
-        "    else:\n"
-        "        hook(event=self)\n"
-    )
-    exec(compile(source, f"<event_emitter {cls.__qualname__}>", "exec"), namespace)
-    emit: Callable[..., None] = namespace["emit"]
-    emit.__name__ = emit.__qualname__ = f"emit_{cls.__name__}"
-    return emit
-
-
 def _loop_clock(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
     """``loop.time``; for asyncio's own loops the ``time.monotonic`` it calls, one frame less."""
     if type(loop).time is asyncio.BaseEventLoop.time:
@@ -250,8 +209,7 @@ def _loop_clock(loop: asyncio.AbstractEventLoop) -> Callable[[], float]:
     return loop.time
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
+class Frame(msgspec.Struct, frozen=True):
     """The agent run the current code belongs to.
 
     ``depth`` is the handoff depth; ``nesting`` counts every agent run this one is
@@ -264,9 +222,6 @@ class Frame:
     session: Session
     handoff_id: str | None = None
     nesting: int = 0
-
-
-quick_init(Frame)  # one per agent run
 
 
 def nesting_below(parent: Frame | None, agent: str) -> int:

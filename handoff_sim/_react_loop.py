@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from types import CoroutineType
 from typing import TYPE_CHECKING
 
-from handoff_sim._context import Frame, RunEnvironment, event_emitter
-from handoff_sim._frozen import quick_builder
+from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim._safe import describe_error
 from handoff_sim._tool_calls import dedupe_call_ids, execute_calls
 from handoff_sim.errors import MaxStepsExceededError, SessionStoreError
@@ -33,14 +32,6 @@ if TYPE_CHECKING:
     from handoff_sim.agent import Agent
 
 __all__ = ["LoopState", "run_loop"]
-
-# Positional builders (every field, in field order): the loop makes these on every turn.
-_request = quick_builder(ModelRequest)
-_message = quick_builder(Message)
-_model_request = event_emitter(ModelRequestEvent)
-_model_response = event_emitter(ModelResponseEvent)
-_run_start = event_emitter(RunStartEvent)
-_run_end = event_emitter(RunEndEvent)
 
 
 @dataclass(slots=True)
@@ -70,9 +61,6 @@ class LoopState:
         return MessageHistory(log, now)
 
 
-_loop_state = quick_builder(LoopState)  # every field, in field order: one per agent run
-
-
 def tool_names(agent: Agent) -> tuple[str, ...]:
     """The names of the tools ``agent`` offers, worked out once per set of tool specs."""
     specs = agent.tool_specs
@@ -89,12 +77,19 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
     state.steps = number = state.steps + 1
     history = state.history()
     model = agent.model  # read once: the request names it and it answers
-    request = _request(
-        agent.name, agent.model_name, history, agent.tool_specs, agent.parallel_tool_calls
+    request = ModelRequest(
+        agent=agent.name,
+        model=agent.model_name,
+        messages=history,
+        tools=agent.tool_specs,
+        parallel_tool_calls=agent.parallel_tool_calls,
     )
-    depth = frame.depth
     # The view's own length object: the event shares it instead of holding an equal int.
-    _model_request(env, frame, depth, number, history._len, tool_names(agent))
+    env.publish(
+        ModelRequestEvent(
+            step=number, messages=history._len, tools=tool_names(agent), **env.stamp(frame)
+        )
+    )
     answer: object = model.complete(request)
     if type(answer) is CoroutineType or inspect.isawaitable(answer):  # sync complete() too
         answer = await answer
@@ -104,15 +99,15 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
     calls = response.tool_calls
     calls = dedupe_call_ids(calls, number, state.seen_call_ids) if calls else ()
     text = response.text
-    _model_response(
-        env,
-        frame,
-        depth,
-        number,
-        text,
-        tuple([f"{c.id}:{c.name}" for c in calls]) if calls else (),
+    env.publish(
+        ModelResponseEvent(
+            step=number,
+            text=text,
+            tool_calls=tuple([f"{c.id}:{c.name}" for c in calls]) if calls else (),
+            **env.stamp(frame),
+        )
     )
-    state.messages.append(_message("assistant", text, calls, None, None, False))
+    state.messages.append(Message(role="assistant", content=text, tool_calls=calls))
     if not calls:
         state.output, state.done = text, True
         return
@@ -133,9 +128,16 @@ async def run_loop(
     session = frame.session
     if agent.system_prompt and not session.messages:
         session.messages.append(Message(role="system", content=agent.system_prompt))
-    session.messages.append(_message("user", user_input, (), None, None, False))
-    state = _loop_state(session.messages, 0, None, False, set(), [])
-    _run_start(env, frame, frame.depth, user_input, session.id, parent_run_id)
+    session.messages.append(Message(role="user", content=user_input))
+    state = LoopState(session.messages)
+    env.publish(
+        RunStartEvent(
+            input=user_input,
+            session_id=session.id,
+            parent_run_id=parent_run_id,
+            **env.stamp(frame),
+        )
+    )
     status: RunStatus = "failed"
     raised: BaseException | None = None
     try:
@@ -184,7 +186,15 @@ def _end_run(
         if note is not None:
             status = "failed" if raised is None else status
             error = f"{error}; {note}" if error else note
-        _run_end(env, frame, frame.depth, status, state.output, state.steps, error)
+        env.publish(
+            RunEndEvent(
+                status=status,
+                output=state.output,
+                steps=state.steps,
+                error=error,
+                **env.stamp(frame),
+            )
+        )
     if problem is not None and raised is None:
         raise problem
     if note is not None and raised is not None:

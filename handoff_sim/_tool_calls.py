@@ -10,8 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
-from handoff_sim._context import Frame, RunEnvironment, event_emitter
-from handoff_sim._frozen import quick_builder
+from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim._safe import JsonProblem, error_message, parse_arguments, text_of
 from handoff_sim.errors import (
     BudgetExceededError,
@@ -29,11 +28,6 @@ Execute = Callable[[ToolCall], Awaitable[str | ToolOutput]]
 
 # Raised out of the run instead of becoming a tool result.
 _PROPAGATE = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionStoreError)
-
-# Positional builders (every field, in field order): two events and a message per call.
-_tool_start = event_emitter(ToolStartEvent)
-_tool_end = event_emitter(ToolEndEvent)
-_message = quick_builder(Message)
 
 
 def dedupe_call_ids(calls: Sequence[ToolCall], step: int, seen: set[str]) -> tuple[ToolCall, ...]:
@@ -95,8 +89,16 @@ class _Turn:
         self.execute = execute
 
     def _end(self, call: ToolCall, status: ToolStatus, output: str | None) -> None:
-        env, frame = self.env, self.frame
-        _tool_end(env, frame, frame.depth, call.id, call.name, status, output)
+        env = self.env
+        env.publish(
+            ToolEndEvent(
+                call_id=call.id,
+                tool=call.name,
+                status=status,
+                output=output,
+                **env.stamp(self.frame),
+            )
+        )
 
     async def run_one(self, call: ToolCall) -> Message:
         """Run one call; every way it can end emits exactly one ``tool_end``.
@@ -104,8 +106,12 @@ class _Turn:
         A ``KeyboardInterrupt``, ``SystemExit`` or ``GeneratorExit`` from user code
         ends the call ``cancelled`` and propagates: it is the user's, not a result.
         """
-        env, frame = self.env, self.frame
-        _tool_start(env, frame, frame.depth, call.id, call.name, call.arguments)
+        env = self.env
+        env.publish(
+            ToolStartEvent(
+                call_id=call.id, tool=call.name, arguments=call.arguments, **env.stamp(self.frame)
+            )
+        )
         try:
             content, is_error = await self._outcome(call)
         except asyncio.CancelledError:
@@ -118,7 +124,9 @@ class _Turn:
             self._end(call, "cancelled", None)
             raise
         self._end(call, "error" if is_error else "ok", content)
-        return _message("tool", content, (), call.id, call.name, is_error)
+        return Message(
+            role="tool", content=content, tool_call_id=call.id, name=call.name, is_error=is_error
+        )
 
     async def _outcome(self, call: ToolCall) -> tuple[str, bool]:
         """The result text and error flag of one call; a failing tool is an error result."""

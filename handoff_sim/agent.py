@@ -28,7 +28,6 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
-from handoff_sim._frozen import quick_builder
 from handoff_sim._react_loop import LoopState, run_loop
 from handoff_sim.errors import (
     ConfigurationError,
@@ -49,7 +48,6 @@ from handoff_sim.trace import Trace
 __all__ = ["Agent", "RunResult", "check_wiring", "override_agent_models", "require_agent"]
 
 DEFAULT_MAX_STEPS = 20
-_frame = quick_builder(Frame)  # one per handoff
 _FRESH_STACK_EVERY = 16
 
 
@@ -261,7 +259,7 @@ class Agent:
         if env is None or parent is None:
             raise RuntimeError("run_as_subagent is called by the handoff executor during a run")
         nesting = nesting_below(parent, self.name)
-        frame = _frame(self.name, depth, env.next_run_id(), session, handoff_id, nesting)
+        frame = Frame(self.name, depth, env.next_run_id(), session, handoff_id, nesting)
         token = FRAME.set(frame)  # what use_frame does, without its object (once per handoff)
         try:
             state = await _run_nested(self, user_input, env, frame, parent.run_id)

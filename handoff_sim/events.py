@@ -2,21 +2,24 @@
 
 Each event carries ``seq`` (run-wide counter), ``t`` (seconds since the run
 environment started; virtual under simulation), ``type``, ``agent``, ``depth``
-and ``run_id``, plus the fields of its type. Events are frozen slotted
-dataclasses because a run builds thousands of them; each stores its fields
-through its slots (``quick_init``), the runtime builds them positionally.
+and ``run_id``, plus the fields of its type. Events are frozen ``msgspec``
+structs, keyword-only and untracked by the garbage collector: a run builds
+thousands of them and keeps them all, so they are built in C by constructors
+mypy checks field by field, and hash and compare by their fields.
+:data:`AnyEvent` is the union of every event type, tagged by ``type``: a
+``match`` over it can be exhaustive.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Literal, TypedDict, get_args
+from typing import Any, ClassVar, Literal, TypeAlias, TypedDict, get_args
 
-from handoff_sim._frozen import quick_init
+import msgspec
 
 __all__ = [
     "DENIAL_REASONS",
     "EVENT_TYPES",
+    "AnyEvent",
     "AttemptOutcome",
     "ConfirmationDecision",
     "ConfirmationDecisionEvent",
@@ -79,8 +82,8 @@ EventType = Literal[
 class EventStamp(TypedDict):
     """The fields every event shares, filled in by the run environment as it emits one.
 
-    Built as ``SomeEvent(**fields_of_the_type, **env.stamp(frame))``: mypy checks the
-    type's own fields and the stamp's against the event's constructor.
+    Built as ``SomeEvent(own_field=..., **env.stamp(frame))``: mypy checks the type's
+    own fields and the stamp's against the event's constructor.
     """
 
     seq: int
@@ -102,9 +105,8 @@ class HandoffFields(TypedDict):
     session_id: str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Event:
-    """Fields common to every event."""
+class Event(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="type"):
+    """Fields common to every event: the base class of every event type."""
 
     type: ClassVar[str] = "event"
     seq: int
@@ -116,80 +118,73 @@ class Event:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: ``seq``, ``t``, ``type`` first, then the rest in field order."""
         data: dict[str, Any] = {"seq": self.seq, "t": self.t, "type": self.type}
-        for f in fields(self):
-            if f.name not in data:
-                value = getattr(self, f.name)
-                data[f.name] = list(value) if isinstance(value, tuple) else value
+        for name in self.__struct_fields__:
+            if name not in data:
+                value = getattr(self, name)
+                data[name] = list(value) if isinstance(value, tuple) else value
         return data
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunStartEvent(Event):
+class RunStartEvent(Event, frozen=True, gc=False, kw_only=True, tag="run_start"):
     """An agent run began (top-level, or a sub-agent attempt)."""
 
-    type: ClassVar[str] = "run_start"
+    type: ClassVar[Literal["run_start"]] = "run_start"
     input: str
     session_id: str
     parent_run_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class RunEndEvent(Event):
+class RunEndEvent(Event, frozen=True, gc=False, kw_only=True, tag="run_end"):
     """An agent run finished: ``status`` is completed, failed or cancelled."""
 
-    type: ClassVar[str] = "run_end"
+    type: ClassVar[Literal["run_end"]] = "run_end"
     status: RunStatus
     output: str | None
     steps: int
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelRequestEvent(Event):
+class ModelRequestEvent(Event, frozen=True, gc=False, kw_only=True, tag="model_request"):
     """The agent asked its model (``step`` is 1-based)."""
 
-    type: ClassVar[str] = "model_request"
+    type: ClassVar[Literal["model_request"]] = "model_request"
     step: int
     messages: int
     tools: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelResponseEvent(Event):
+class ModelResponseEvent(Event, frozen=True, gc=False, kw_only=True, tag="model_response"):
     """The model answered with text and/or tool calls."""
 
-    type: ClassVar[str] = "model_response"
+    type: ClassVar[Literal["model_response"]] = "model_response"
     step: int
     text: str | None
     tool_calls: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolStartEvent(Event):
+class ToolStartEvent(Event, frozen=True, gc=False, kw_only=True, tag="tool_start"):
     """A tool call is about to run (plain or sub-agent)."""
 
-    type: ClassVar[str] = "tool_start"
+    type: ClassVar[Literal["tool_start"]] = "tool_start"
     call_id: str
     tool: str
     arguments: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolEndEvent(Event):
+class ToolEndEvent(Event, frozen=True, gc=False, kw_only=True, tag="tool_end"):
     """A tool call finished: ``status`` is ok, error or cancelled."""
 
-    type: ClassVar[str] = "tool_end"
+    type: ClassVar[Literal["tool_end"]] = "tool_end"
     call_id: str
     tool: str
     status: ToolStatus
     output: str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandoffStartEvent(Event):
+class HandoffStartEvent(Event, frozen=True, gc=False, kw_only=True, tag="handoff_start"):
     """A handoff began; emitted before any policy check."""
 
-    type: ClassVar[str] = "handoff_start"
+    type: ClassVar[Literal["handoff_start"]] = "handoff_start"
     handoff_id: str
     parent_handoff_id: str | None
     call_id: str
@@ -199,22 +194,22 @@ class HandoffStartEvent(Event):
     session_id: str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandoffAttemptStartEvent(Event):
+class HandoffAttemptStartEvent(
+    Event, frozen=True, gc=False, kw_only=True, tag="handoff_attempt_start"
+):
     """One attempt of a handoff began (``attempt`` is 1-based)."""
 
-    type: ClassVar[str] = "handoff_attempt_start"
+    type: ClassVar[Literal["handoff_attempt_start"]] = "handoff_attempt_start"
     handoff_id: str
     call_id: str
     tool: str
     attempt: int
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandoffAttemptEndEvent(Event):
+class HandoffAttemptEndEvent(Event, frozen=True, gc=False, kw_only=True, tag="handoff_attempt_end"):
     """One attempt of a handoff ended with ``outcome`` ok, timeout, error or cancelled."""
 
-    type: ClassVar[str] = "handoff_attempt_end"
+    type: ClassVar[Literal["handoff_attempt_end"]] = "handoff_attempt_end"
     handoff_id: str
     call_id: str
     tool: str
@@ -224,11 +219,10 @@ class HandoffAttemptEndEvent(Event):
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HandoffEndEvent(Event):
+class HandoffEndEvent(Event, frozen=True, gc=False, kw_only=True, tag="handoff_end"):
     """A handoff ended; exactly one per ``handoff_start``."""
 
-    type: ClassVar[str] = "handoff_end"
+    type: ClassVar[Literal["handoff_end"]] = "handoff_end"
     handoff_id: str
     parent_handoff_id: str | None
     call_id: str
@@ -244,22 +238,24 @@ class HandoffEndEvent(Event):
     error: str | None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ConfirmationRequestEvent(Event):
+class ConfirmationRequestEvent(
+    Event, frozen=True, gc=False, kw_only=True, tag="confirmation_request"
+):
     """A confirmation policy was asked about one model turn's risky calls, in one batch.
 
     ``call_ids``, ``tools`` and ``risks`` are aligned: one entry per request.
     """
 
-    type: ClassVar[str] = "confirmation_request"
+    type: ClassVar[Literal["confirmation_request"]] = "confirmation_request"
     batch_id: str
     call_ids: tuple[str, ...]
     tools: tuple[str, ...]
     risks: tuple[RiskTier, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ConfirmationDecisionEvent(Event):
+class ConfirmationDecisionEvent(
+    Event, frozen=True, gc=False, kw_only=True, tag="confirmation_decision"
+):
     """What became of one request of a batch: exactly one per request.
 
     ``decision`` is approved or refused by the policy's answer, error when the policy
@@ -267,7 +263,7 @@ class ConfirmationDecisionEvent(Event):
     stopped waiting for it.
     """
 
-    type: ClassVar[str] = "confirmation_decision"
+    type: ClassVar[Literal["confirmation_decision"]] = "confirmation_decision"
     batch_id: str
     call_id: str
     tool: str
@@ -276,27 +272,28 @@ class ConfirmationDecisionEvent(Event):
     error: str | None = None
 
 
-EVENT_TYPES: dict[str, type[Event]] = {
-    cls.type: cls
-    for cls in (
-        RunStartEvent,
-        RunEndEvent,
-        ModelRequestEvent,
-        ModelResponseEvent,
-        ToolStartEvent,
-        ToolEndEvent,
-        HandoffStartEvent,
-        HandoffAttemptStartEvent,
-        HandoffAttemptEndEvent,
-        HandoffEndEvent,
-        ConfirmationRequestEvent,
-        ConfirmationDecisionEvent,
-    )
-}
+AnyEvent: TypeAlias = (
+    RunStartEvent
+    | RunEndEvent
+    | ModelRequestEvent
+    | ModelResponseEvent
+    | ToolStartEvent
+    | ToolEndEvent
+    | HandoffStartEvent
+    | HandoffAttemptStartEvent
+    | HandoffAttemptEndEvent
+    | HandoffEndEvent
+    | ConfirmationRequestEvent
+    | ConfirmationDecisionEvent
+)
+"""Every event type, tagged by its ``type``: ``match`` on it and ``assert_never`` the rest.
 
-_EVENT_CLASSES: tuple[type[Event], ...] = (Event, *EVENT_TYPES.values())
-for _event_class in _EVENT_CLASSES:
-    quick_init(_event_class)
+:class:`Event` is their base class, the type a trace's events are declared with; every
+event a run records is one of these, so ``cast(AnyEvent, event)`` is sound for them.
+"""
+
+EVENT_TYPES: dict[str, type[Event]] = {cls.type: cls for cls in get_args(AnyEvent)}
+"""Each event type by its ``type``, in the order of :data:`AnyEvent`."""
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:

@@ -1,18 +1,19 @@
 """The values a run passes between agents, models and tools.
 
-They are frozen, slotted dataclasses: they sit on the hot path of every model
-turn, so they skip validation; the boundaries (scenario files, policies) validate.
+They are frozen ``msgspec`` structs: they sit on the hot path of every model turn,
+so they are built in C and skip validation (the boundaries, scenario files and
+policies, validate); mypy checks every constructor call.
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Literal, TypeGuard, overload
 
-from handoff_sim._frozen import quick_init
+import msgspec
+
 from handoff_sim.errors import ModelResponseError
 
 __all__ = [
@@ -30,8 +31,7 @@ __all__ = [
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(msgspec.Struct, frozen=True):
     """One tool call from a model: ``arguments`` is the raw JSON text, as on the wire."""
 
     id: str
@@ -39,8 +39,7 @@ class ToolCall:
     arguments: str = "{}"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Message:
+class Message(msgspec.Struct, frozen=True, kw_only=True):
     """One entry of a conversation. ``tool_calls`` only on assistant messages."""
 
     role: Role
@@ -155,17 +154,15 @@ class MessageHistory(Sequence[Message]):
         return (tuple, (tuple(self),))
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(msgspec.Struct, frozen=True):
     """What a model is told about one tool: its name, description and JSON schema."""
 
     name: str
     description: str
-    parameters: Mapping[str, Any] = field(default_factory=dict)
+    parameters: Mapping[str, Any] = msgspec.field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelRequest:
+class ModelRequest(msgspec.Struct, frozen=True, kw_only=True):
     """Everything a model client receives for one completion."""
 
     agent: str
@@ -189,8 +186,7 @@ class ModelRequest:
         return tuple(reversed(out))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelResponse:
+class ModelResponse(msgspec.Struct, frozen=True, kw_only=True):
     """A model's answer: optional text and any number of tool calls."""
 
     text: str | None = None
@@ -260,7 +256,3 @@ def _call_problem(call: object) -> str | None:
             "pass json.dumps(...) of the arguments"
         )
     return None
-
-
-for _value_class in (ToolCall, Message, ToolSpec, ModelRequest, ModelResponse):
-    quick_init(_value_class)

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import quote
 
-from handoff_sim._frozen import quick_builder
 from handoff_sim._safe import describe_error, json_lines
 from handoff_sim.errors import SessionStoreError
 from handoff_sim.messages import Message
@@ -34,7 +33,7 @@ class Session:
 
     def copy(self) -> Session:
         """A copy whose message list is its own."""
-        return _session(
+        return Session(
             self.id,
             self.parent_session_id,
             list(self.messages),
@@ -55,9 +54,6 @@ class Session:
             "status": self.status,
             "message_count": len(self.messages),
         }
-
-
-_session = quick_builder(Session)  # every field, in field order: one per save
 
 
 @runtime_checkable

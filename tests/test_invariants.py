@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-
+import msgspec
 import pytest
 
 from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent, Trace, tool
@@ -75,7 +74,7 @@ def test_e3_dropped_handoff_end_is_a_balance_violation_at_its_start() -> None:
 def test_second_handoff_end_is_a_balance_violation() -> None:
     trace = _run(_pair())
     end = trace.of_type(HandoffEndEvent)[0]
-    doubled = Trace([*trace, dataclasses.replace(end, seq=999)])
+    doubled = Trace([*trace, msgspec.structs.replace(end, seq=999)])
     assert "balance" in _names(check_invariants(doubled))
 
 

@@ -12,8 +12,7 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from handoff_sim._context import ENVIRONMENT, FRAME, Frame, RunEnvironment, event_emitter
-from handoff_sim._frozen import quick_builder
+from handoff_sim._context import ENVIRONMENT, FRAME, Frame, RunEnvironment
 from handoff_sim._safe import describe_error, error_message
 from handoff_sim.errors import (
     BudgetExceededError,
@@ -51,12 +50,6 @@ _NEVER_RETRIED = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionS
 
 _NEVER_REFUSES = SubAgent.refuse
 
-# Positional builders (every field, in field order): four events per handoff.
-_handoff_start = event_emitter(HandoffStartEvent, at=True)
-_handoff_end = event_emitter(HandoffEndEvent, at=True)
-_attempt_start = event_emitter(HandoffAttemptStartEvent, at=True)
-_attempt_end = event_emitter(HandoffAttemptEndEvent, at=True)
-
 
 async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOutput:
     """Run ``executor.execute(call)``, awaiting it when it is async."""
@@ -91,19 +84,18 @@ class _Handoff:
 
     def start(self) -> None:
         """Emit ``handoff_start``, at ``start_us``, with the fields the end says again."""
-        call = self.call
-        _handoff_start(
-            self.env,
-            self.start_us,
-            self.frame,
-            self.depth,
-            self.handoff_id,
-            self.frame.handoff_id,
-            call.id,
-            call.name,
-            self.subagent,
-            self.session_mode,
-            self.session.id,
+        call, env = self.call, self.env
+        env.publish(
+            HandoffStartEvent(
+                handoff_id=self.handoff_id,
+                parent_handoff_id=self.frame.handoff_id,
+                call_id=call.id,
+                tool=call.name,
+                subagent=self.subagent,
+                session_mode=self.session_mode,
+                session_id=self.session.id,
+                **env.stamp(self.frame, self.depth, self.start_us),
+            )
         )
 
     def end(
@@ -121,28 +113,24 @@ class _Handoff:
         self.ended = True
         env, call = self.env, self.call
         now = env.now_us()
-        _handoff_end(
-            env,
-            now,
-            self.frame,
-            self.depth,
-            self.handoff_id,
-            self.frame.handoff_id,
-            call.id,
-            call.name,
-            self.subagent,
-            self.session_mode,
-            self.session.id,
-            status,
-            reason,
-            attempts,
-            (now - self.start_us) / 1000,
-            output,
-            error,
+        env.publish(
+            HandoffEndEvent(
+                handoff_id=self.handoff_id,
+                parent_handoff_id=self.frame.handoff_id,
+                call_id=call.id,
+                tool=call.name,
+                subagent=self.subagent,
+                session_mode=self.session_mode,
+                session_id=self.session.id,
+                status=status,
+                reason=reason,
+                attempts=attempts,
+                duration_ms=(now - self.start_us) / 1000,
+                output=output,
+                error=error,
+                **env.stamp(self.frame, self.depth, now),
+            )
         )
-
-
-_handoff = quick_builder(_Handoff)  # every field, in field order: one per handoff
 
 
 @dataclass(slots=True)
@@ -206,7 +194,7 @@ class HandoffExecutor:
                 "a handoff can only run inside an agent run (use Agent.arun or simulate)"
             )
         env.charge_handoff(frame, call.name)  # the run budget: refused once it is used up
-        handoff = _handoff(
+        handoff = _Handoff(
             env,
             frame,
             call,
@@ -217,9 +205,6 @@ class HandoffExecutor:
             f"handoff:{call.id}",
             mount.subagent_for(call),
             mount.session_mode._value_,  # .value, without the enum's descriptor
-            False,
-            0,
-            None,
         )
         handoff.start()
         try:
@@ -302,15 +287,14 @@ class HandoffExecutor:
         for attempt in range(1, attempts + 1):
             h.attempts_made = attempt
             started = env.now_us()
-            _attempt_start(
-                env,
-                started,
-                h.frame,
-                h.depth,
-                h.handoff_id,
-                h.call.id,
-                h.call.name,
-                attempt,
+            env.publish(
+                HandoffAttemptStartEvent(
+                    handoff_id=h.handoff_id,
+                    call_id=h.call.id,
+                    tool=h.call.name,
+                    attempt=attempt,
+                    **env.stamp(h.frame, h.depth, started),
+                )
             )
             h.open_attempt = (attempt, started)
             try:
@@ -358,19 +342,19 @@ class HandoffExecutor:
         self, h: _Handoff, attempt: int, started: int, outcome: AttemptOutcome, error: str | None
     ) -> None:
         h.open_attempt = None
-        now = h.env.now_us()
-        _attempt_end(
-            h.env,
-            now,
-            h.frame,
-            h.depth,
-            h.handoff_id,
-            h.call.id,
-            h.call.name,
-            attempt,
-            outcome,
-            (now - started) / 1000,
-            error,
+        env = h.env
+        now = env.now_us()
+        env.publish(
+            HandoffAttemptEndEvent(
+                handoff_id=h.handoff_id,
+                call_id=h.call.id,
+                tool=h.call.name,
+                attempt=attempt,
+                outcome=outcome,
+                duration_ms=(now - started) / 1000,
+                error=error,
+                **env.stamp(h.frame, h.depth, now),
+            )
         )
 
     async def _attempt_within(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+import msgspec
 
 from handoff_sim import Agent, Simulation, SubAgent
 from handoff_sim.events import Event, HandoffEndEvent
@@ -54,7 +54,7 @@ def test_the_runtime_trace_stays_complete_and_sound_under_a_fault() -> None:
 def test_a_fault_can_alter_what_is_recorded() -> None:
     def rename(event: Event) -> Event:
         if isinstance(event, HandoffEndEvent):
-            return dataclasses.replace(event, handoff_id="handoff:elsewhere")
+            return msgspec.structs.replace(event, handoff_id="handoff:elsewhere")
         return event
 
     sim, recorder = _observed(rename)

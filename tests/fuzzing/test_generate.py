@@ -7,11 +7,11 @@ dropping choices gives simpler cases.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 from typing import Any
 
+import msgspec
 import pytest
 
 from handoff_sim.events import Event
@@ -88,7 +88,7 @@ def test_a_second_run_that_differs_is_a_determinism_violation() -> None:
         late = next(runs) == 1
 
         def fault(event: Event) -> Event:
-            return dataclasses.replace(event, t=event.t + 1) if late else event
+            return msgspec.structs.replace(event, t=event.t + 1) if late else event
 
         return fault
 

@@ -52,7 +52,7 @@ def errors() -> dict[str, list[tuple[int, str]]]:
     return _mypy_errors(HERE / "check_trace_types.py", HERE / "wrong_event_types.py")
 
 
-def test_of_type_and_event_construction_have_the_precise_types(
+def test_of_type_event_construction_and_exhaustive_matches_have_the_precise_types(
     errors: dict[str, list[tuple[int, str]]],
 ) -> None:
     assert errors.get("check_trace_types.py", []) == []
@@ -68,3 +68,13 @@ def test_mypy_reports_every_wrong_event_field_and_trace_type(
     assert 'Argument "status" to "ToolEndEvent" has incompatible type' in messages
     assert 'Missing named argument "call_id" for "ToolEndEvent"' in messages
     assert 'gets multiple values for keyword argument "seq"' in messages
+
+
+def test_mypy_reports_a_wrong_field_name_type_or_count_in_an_emitted_handoff_end(
+    errors: dict[str, list[tuple[int, str]]],
+) -> None:
+    messages = "\n".join(message for _, message in errors.get("wrong_event_types.py", []))
+    assert 'Unexpected keyword argument "handof_id" for "HandoffEndEvent"' in messages
+    assert 'Argument "attempts" to "HandoffEndEvent" has incompatible type "str"' in messages
+    assert 'Missing named argument "attempts" for "HandoffEndEvent"' in messages
+    assert 'Argument 1 to "assert_never" has incompatible type' in messages

@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
-from typing import assert_type
+from typing import Literal, assert_never, assert_type
 
 from handoff_sim import Trace
 from handoff_sim._context import Frame, RunEnvironment
-from handoff_sim.events import Event, HandoffEndEvent, ToolEndEvent
+from handoff_sim.events import AnyEvent, Event, HandoffEndEvent, HandoffStartEvent, ToolEndEvent
 
 
 def wrong(trace: Trace, env: RunEnvironment, frame: Frame) -> None:
@@ -20,3 +20,72 @@ def wrong(trace: Trace, env: RunEnvironment, frame: Frame) -> None:
     env.publish(ToolEndEvent(call_id=1, tool="t", status="ok", output=None, **s))  # wrong
     env.publish(ToolEndEvent(tool="t", status="ok", output=None, **s))  # wrong
     env.publish(ToolEndEvent(call_id="c", tool="t", status="ok", output="", seq=1, **s))  # wrong
+
+
+def wrong_handoff_ends(env: RunEnvironment, frame: Frame, now: int, started: int) -> None:
+    """A handoff end built as the executor builds one, each time with one mistake."""
+    stamp = env.stamp(frame, frame.depth + 1, now)
+    env.publish(
+        HandoffEndEvent(  # wrong
+            handof_id="handoff:c1",
+            parent_handoff_id=None,
+            call_id="c1",
+            tool="t",
+            subagent="w",
+            session_mode="new_session",
+            session_id=None,
+            status="completed",
+            reason=None,
+            attempts=1,
+            duration_ms=(now - started) / 1000,
+            output=None,
+            error=None,
+            **stamp,
+        )
+    )
+    env.publish(
+        HandoffEndEvent(
+            handoff_id="handoff:c1",
+            parent_handoff_id=None,
+            call_id="c1",
+            tool="t",
+            subagent="w",
+            session_mode="new_session",
+            session_id=None,
+            status="completed",
+            reason=None,
+            attempts="1",  # wrong
+            duration_ms=(now - started) / 1000,
+            output=None,
+            error=None,
+            **stamp,
+        )
+    )
+    env.publish(
+        HandoffEndEvent(  # wrong
+            handoff_id="handoff:c1",
+            parent_handoff_id=None,
+            call_id="c1",
+            tool="t",
+            subagent="w",
+            session_mode="new_session",
+            session_id=None,
+            status="completed",
+            reason=None,
+            duration_ms=(now - started) / 1000,
+            output=None,
+            error=None,
+            **stamp,
+        )
+    )
+    env.publish(HandoffEndEvent("handoff:c1", **stamp))  # wrong
+
+
+def wrong_types(event: AnyEvent, start: HandoffStartEvent) -> Literal["handoff_end"]:
+    """A type tag is one literal per event type; a match that forgets one is refused."""
+    match event:
+        case HandoffStartEvent() | HandoffEndEvent():
+            pass
+        case _:
+            assert_never(event)  # wrong
+    return start.type  # wrong

@@ -9,7 +9,6 @@ from __future__ import annotations
 import difflib
 import functools
 from collections.abc import Iterator, Sequence
-from dataclasses import fields as dataclass_fields
 from typing import Any
 
 from handoff_sim._durations import parse_duration
@@ -41,7 +40,7 @@ __all__ = ["event_fields", "expect_findings"]
 @functools.cache
 def event_fields(event_type: str) -> tuple[str, ...]:
     """The fields a pattern may name for ``event_type`` (``type`` included)."""
-    return ("type", *(f.name for f in dataclass_fields(EVENT_TYPES[event_type])))
+    return ("type", *EVENT_TYPES[event_type].__struct_fields__)
 
 
 def expect_findings(spec: ScenarioSpec) -> list[Finding]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from dataclasses import fields as dataclass_fields
 
 from handoff_sim.events import EVENT_TYPES
 from handoff_sim.scenarios._errors import Problem
@@ -25,7 +24,7 @@ Finding = tuple[FieldPath, str]
 
 def event_fields(event_type: str) -> list[str]:
     """The fields a pattern may name for ``event_type`` (``type`` included)."""
-    return ["type", *(f.name for f in dataclass_fields(EVENT_TYPES[event_type]))]
+    return ["type", *EVENT_TYPES[event_type].__struct_fields__]
 
 
 def check_scenario(

@@ -185,7 +185,7 @@ def _pattern_schema() -> dict[str, Any]:
     """JSON Schema of one event pattern: ``type`` plus any fields of that event type."""
     variants = []
     for name, cls in EVENT_TYPES.items():
-        fields = [f for f in getattr(cls, "__dataclass_fields__", {}) if f != "type"]
+        fields = [f for f in cls.__struct_fields__ if f != "type"]
         variants.append(
             {
                 "type": "object",
