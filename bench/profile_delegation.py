@@ -29,7 +29,7 @@ def _where(func: tuple[str, int, str]) -> str:
     for marker in ("handoff_sim/", "bench/", "asyncio/", "pluggy/", "freezegun/", "json/"):
         if marker in path:
             return f"{marker}{path.split(marker, 1)[1]}:{line}({name})"
-    if path.startswith("<"):  # generated: <event_emitter ToolStartEvent> and the like
+    if path.startswith("<"):  # code with no file: <frozen importlib._bootstrap> and the like
         return f"{path}({name})"
     return f"{Path(path).name}:{line}({name})" if line else name
 

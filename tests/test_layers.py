@@ -26,7 +26,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "_durations",
             "_files",
-            "_frozen",
             "_limits",
             "_patterns",
             "_references",
