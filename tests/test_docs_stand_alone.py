@@ -74,6 +74,7 @@ def _citations(paths: list[Path]) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_shipped_python_cites_no_requirement_code_and_no_outside_path() -> None:
     assert _citations(_shipped_python_files()) == []
 
@@ -103,6 +104,7 @@ def test_every_relative_link_in_the_docs_reaches_a_file_of_the_repository() -> N
     assert broken == []
 
 
+@pytest.mark.slow
 def test_every_doc_named_in_docs_and_docstrings_exists() -> None:
     missing = []
     for path in [*_shipped_text_files(), *_shipped_python_files()]:

@@ -284,6 +284,7 @@ def test_y1_bounds_and_reserved_tags_are_in_the_schema_too(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(strategies.scenarios(collisions=False))
+@pytest.mark.slow
 def test_y1_every_generated_scenario_the_loader_accepts_the_schema_accepts(
     validator: jsonschema.Draft202012Validator, data: dict[str, Any]
 ) -> None:

@@ -244,6 +244,7 @@ _PIECES = st.sampled_from(
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(pieces=st.lists(_PIECES, min_size=1, max_size=16))
+@pytest.mark.slow
 def test_any_text_reads_the_same_with_and_without_libyaml(
     pieces: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -92,6 +92,7 @@ def test_the_change_the_max_depth_note_suggests_lets_the_run_through() -> None:
     assert simulate(_two_levels(HandoffPolicy(max_depth=2)), "go").output == "done"
 
 
+@pytest.mark.slow
 def test_pytest_shows_which_default_tripped(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         textwrap.dedent(
