@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, get_args
 
+import msgspec
 import pytest
 
 from handoff_sim import (
@@ -26,6 +27,7 @@ from handoff_sim.errors import ScriptExhaustedError, VirtualDeadlineError, Virtu
 from handoff_sim.events import (
     DENIAL_REASONS,
     EVENT_TYPES,
+    AnyEvent,
     Event,
     HandoffAttemptEndEvent,
     HandoffAttemptStartEvent,
@@ -93,6 +95,22 @@ def test_e1_every_event_has_the_common_fields_and_a_known_type() -> None:
         assert list(data)[:3] == ["seq", "t", "type"]
         for key in ("agent", "depth", "run_id"):
             assert key in data
+
+
+def test_e1_the_event_union_holds_every_type_once_each_tagged_by_its_type() -> None:
+    members = get_args(AnyEvent)
+    assert list(EVENT_TYPES.values()) == list(members)
+    assert [cls.type for cls in members] == list(EVENT_TYPES)
+    assert len(set(EVENT_TYPES)) == len(members)
+    assert all(issubclass(cls, Event) for cls in members)
+
+
+def test_e1_every_json_line_of_a_trace_reads_back_as_the_tagged_union() -> None:
+    trace = simulate(_nested_retrying_parent(), "go").trace
+    lines = trace.to_jsonl().splitlines()
+    decoded = [msgspec.json.decode(line, type=AnyEvent) for line in lines]
+    assert decoded == list(trace)
+    assert [type(e) for e in decoded] == [type(e) for e in trace]
 
 
 def test_e1_seq_is_a_run_wide_counter_from_one() -> None:
