@@ -152,6 +152,7 @@ class _Patch:
         for cls, reducer in _REDUCERS.items():
             self._reducers[cls] = copyreg.dispatch_table.get(cls)
             copyreg.dispatch_table[cls] = reducer
+        self._lend_to_freezegun()
         if self._unfinished or _modules_state() != self._seen:
             self._refresh()
         for namespace, locations in list(self._holders_of.values()):
@@ -160,6 +161,22 @@ class _Patch:
                 if current is real or current is outside[kind]:
                     namespace[attribute] = fake
                     undo.append((namespace, attribute, current, fake))
+
+    def _lend_to_freezegun(self) -> None:
+        """Make the simulated clock what a loaded freezegun takes for the real one, meanwhile.
+
+        freezegun's ``stop()`` puts back the clock it recorded at import; a ``freeze_time``
+        that starts and stops inside a simulation then gives the simulation its clock back,
+        instead of the real one. Its record is left alone unless it is the real clock.
+        """
+        namespace = getattr(sys.modules.get("freezegun.api"), "__dict__", None)
+        if not isinstance(namespace, dict):
+            return
+        for kind, fake in _FAKE.items():
+            name = f"real_{kind}"
+            if name in namespace and namespace[name] is _REAL[kind]:
+                namespace[name] = fake
+                self._undo.append((namespace, name, _REAL[kind], fake))
 
     def _remove(self) -> None:
         for namespace, attribute, original, fake in reversed(self._undo):
