@@ -8,7 +8,6 @@ from handoff_sim.scenarios.load._agent_types import (
     AgentTypes,
     LoadFailure,
     load_agent_types,
-    resolve_agent_types,
 )
 from handoff_sim.scenarios.load._discovery import SUFFIXES, Discovery, discover
 from handoff_sim.scenarios.load._input_types import resolve_input_type, search_path
@@ -40,7 +39,6 @@ __all__ = [
     "load_text",
     "output_problems",
     "parse_yaml",
-    "resolve_agent_types",
     "resolve_input_type",
     "search_path",
 ]

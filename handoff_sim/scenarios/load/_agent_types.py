@@ -24,7 +24,7 @@ from handoff_sim.scenarios.schema import (
 )
 from handoff_sim.styles.sophi import AgentDefinition, load_agent_definitions
 
-__all__ = ["AgentTypes", "LoadFailure", "load_agent_types", "resolve_agent_types"]
+__all__ = ["AgentTypes", "LoadFailure", "load_agent_types"]
 
 AgentTypes = dict[str, AgentDefinition]
 _DEFINITION_KEYS = ("description", "system_prompt", "allowed_tools", "model_name")
@@ -45,12 +45,6 @@ class LoadFailure:
     def finding(self) -> Finding:
         """The failure as a load problem at its key."""
         return self.at, f"{self.error} ({self.hint})" if self.hint else str(self.error)
-
-
-def resolve_agent_types(spec: ScenarioSpec, base: Path) -> tuple[AgentTypes, list[Finding]]:
-    """Every agent type by name and what is wrong, load failures included."""
-    types, findings, failures = load_agent_types(spec, base)
-    return types, [*findings, *(f.finding() for f in failures)]
 
 
 def load_agent_types(
