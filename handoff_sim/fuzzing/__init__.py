@@ -15,7 +15,6 @@ from handoff_sim.fuzzing._case import (
     build_case,
     case_of,
     check_case,
-    run_case,
 )
 from handoff_sim.fuzzing._faults import FAULTS, DropEvents, Fault, FaultyRecorder
 from handoff_sim.fuzzing._repro import (
@@ -39,7 +38,6 @@ __all__ = [
     "check_case",
     "python_reproducer",
     "replay",
-    "run_case",
     "scenario_yaml",
     "write_reproducer",
 ]

@@ -38,7 +38,6 @@ __all__ = [
     "build_case",
     "case_of",
     "check_case",
-    "run_case",
 ]
 
 ADVERSARIAL_KNOBS = ("max_turns", "fan_out", "oversized_bytes")
@@ -134,14 +133,6 @@ class CaseResult:
     violations: list[Violation] = field(default_factory=list)
 
 
-def run_case(case: Mapping[str, Any], *, fault: Fault | None = None) -> CaseResult:
-    """Build and run every turn of ``case`` in one seeded Simulation; check the invariants."""
-    result, blueprint = _built(case)
-    if blueprint is not None and result.agent is not None:
-        _run(result, result.agent, fault)
-    return result
-
-
 def _built(
     case: Mapping[str, Any], source: LoadedScenario | None = None
 ) -> tuple[CaseResult, _Blueprint | None]:
@@ -192,7 +183,8 @@ def check_case(
     determinism: bool = True,
     source: LoadedScenario | None = None,
 ) -> CaseResult:
-    """:func:`run_case` plus the determinism invariant: a second run gives the same trace.
+    """Build and run every turn of ``case`` in one seeded Simulation; check the invariants
+    and (``determinism``) that a second run gives the same trace.
 
     The case is validated once; the second run builds a fresh agent tree from it and
     its trace is only compared with the first (the other invariants are the first's).
