@@ -66,6 +66,8 @@ _SOURCE_SLOTS: Final = tuple(
     (kind, vars(owner), attribute, fake) for kind, (owner, attribute, fake) in _SOURCES.items()
 )
 _FAKE_IDS: Final = {id(fake): kind for kind, fake in _FAKE.items()}
+# freezegun.api's names for the real clock (real_time, real_datetime...), with ours.
+_FREEZEGUN_RECORD: Final = tuple((f"real_{kind}", _REAL[kind], _FAKE[kind]) for kind in _SOURCES)
 
 Location = tuple[str, str, object, object]  # (attribute name, kind, real, replacement)
 
@@ -172,11 +174,11 @@ class _Patch:
         namespace = getattr(sys.modules.get("freezegun.api"), "__dict__", None)
         if not isinstance(namespace, dict):
             return
-        for kind, fake in _FAKE.items():
-            name = f"real_{kind}"
-            if name in namespace and namespace[name] is _REAL[kind]:
+        undo = self._undo
+        for name, real, fake in _FREEZEGUN_RECORD:
+            if namespace.get(name) is real:
                 namespace[name] = fake
-                self._undo.append((namespace, name, _REAL[kind], fake))
+                undo.append((namespace, name, real, fake))
 
     def _remove(self) -> None:
         for namespace, attribute, original, fake in reversed(self._undo):
