@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import pickle
 import sys
 import time
 import types
@@ -148,3 +149,15 @@ def test_freezegun_after_a_simulation_freezes_names_imported_by_name_too(
         frozen = (reader.time(), reader.datetime.now(), time.time())
     assert frozen == (FROZEN.timestamp(), datetime.datetime(2010, 1, 1), FROZEN.timestamp())
     assert abs(reader.time() - real_now()) < 60
+
+
+def test_a_datetime_pickled_inside_a_freeze_inside_a_simulation_reads_back() -> None:
+    seen: list[object] = []
+
+    def tool() -> str:
+        with freeze_time(FROZEN):
+            seen.append(pickle.loads(pickle.dumps(datetime.datetime.now())))
+        return "read"
+
+    run_tool(tool)
+    assert seen == [datetime.datetime(2010, 1, 1)]
