@@ -17,12 +17,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from freezegun import freeze_time
 
 from handoff_sim import Agent, RunResult, Tool, simulate
 from handoff_sim.simulation import DEFAULT_START
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, turn
+
+freezegun = pytest.importorskip("freezegun", reason="freezegun is in the test extra")
+freeze_time = freezegun.freeze_time
 
 UTC = datetime.UTC
 FROZEN = datetime.datetime(2010, 1, 1, tzinfo=UTC)
