@@ -168,7 +168,7 @@ def execute(built: Built, mode: Mode) -> tuple[RunResult, float, float]:
 
     ``realtime`` times ``await parent.arun`` on a fresh ``asyncio.run`` loop (as the peer
     scripts time ``Runner.run``/``Agent.run``); the simulate modes time the whole public
-    ``simulate(...)`` call, loop set-up and freezegun included.
+    ``simulate(...)`` call, loop set-up and the wall-clock patch included.
     """
     if mode == "realtime":
         done: list[tuple[RunResult, float, float]] = []
