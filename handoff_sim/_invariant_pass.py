@@ -1,16 +1,18 @@
 """One pass over a trace's events, checking what each event can break (see ``invariants``).
 
 Each ``_on_<type>`` method checks what its event type can break, against the state the
-earlier events left; what is still open at the end is reported by ``finish``.
+earlier events left; which start an end closes comes from the trace's span model, and
+what it leaves open is reported by ``finish``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
+from handoff_sim._spans import AttemptSpan, HandoffSpan, RunSpan, Spans, ToolCallSpan, build_spans
 from handoff_sim.events import (
     DENIAL_REASONS,
     EVENT_TYPES,
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["Checker", "Invariant", "Violation"]
 
 _HANDLED = tuple(EVENT_TYPES)
+SpanT = TypeVar("SpanT", RunSpan, ToolCallSpan, HandoffSpan, AttemptSpan)
 _TIME_EPSILON_MS = 0.0011  # durations are whole microseconds; timeouts round to one
 
 
@@ -87,14 +90,10 @@ class Checker:
         self.agents: dict[str, Agent | None] = {}
         self.by_name = _agents_by_name(agent)
         self.run_depth: dict[str, int] = {}
-        self.open_runs: dict[str, RunStartEvent] = {}
         self.steps: dict[str, int] = {}
-        self.open_tools: dict[tuple[str, str], ToolStartEvent] = {}
         self.turns: dict[str, _Turn] = {}
-        self.open_handoffs: dict[tuple[str, str], HandoffStartEvent] = {}
-        self.ended_handoffs: set[tuple[str, str]] = set()
-        self.attempts: dict[tuple[str, str], int] = {}
-        self.open_attempts: dict[tuple[str, str, int], HandoffAttemptStartEvent] = {}
+        self.spans = Spans()
+        self.index = 0
         self.child_sessions: dict[tuple[str, str], str] = {}
         self.asked: dict[tuple[str, str], tuple[ConfirmationRequestEvent, dict[str, str]]] = {}
         self.refused: set[tuple[str, str]] = set()
@@ -130,16 +129,21 @@ class Checker:
 
     # -- runs and model turns ----------------------------------------------------------------
 
+    def span(self, kind: type[SpanT]) -> SpanT:
+        """The span of the event being checked."""
+        found = self.spans.at[self.index]
+        assert isinstance(found, kind)
+        return found
+
     def _on_run_start(self, e: RunStartEvent) -> None:
-        if e.run_id in self.run_depth:
+        if self.span(RunSpan).again:
             self.add(Invariant.BALANCE, f"run {e.run_id} started twice", e)
         self.agents[e.run_id] = self._resolve(e)
         self.run_depth[e.run_id] = e.depth
-        self.open_runs[e.run_id] = e
         self.steps[e.run_id] = 0
 
     def _on_run_end(self, e: RunEndEvent) -> None:
-        if self.open_runs.pop(e.run_id, None) is None:
+        if self.span(RunSpan).start is None:
             self.add(Invariant.BALANCE, f"run_end of {e.run_id} without an open run_start", e)
         if e.status == "completed":
             self._check_barrier(e.run_id, e)
@@ -176,10 +180,8 @@ class Checker:
     # -- tool calls -------------------------------------------------------------------------
 
     def _on_tool_start(self, e: ToolStartEvent) -> None:
-        key = (e.run_id, e.call_id)
-        if key in self.open_tools:
+        if self.span(ToolCallSpan).again:
             self.add(Invariant.BALANCE, f"tool call {e.call_id} in {e.run_id} started twice", e)
-        self.open_tools[key] = e
         turn = self.turns.get(e.run_id)
         label = f"{e.call_id}:{e.tool}"
         if turn is None or turn.started >= len(turn.calls) or turn.calls[turn.started] != label:
@@ -193,7 +195,7 @@ class Checker:
             turn.started += 1
 
     def _on_tool_end(self, e: ToolEndEvent) -> None:
-        if self.open_tools.pop((e.run_id, e.call_id), None) is None:
+        if self.span(ToolCallSpan).start is None:
             self.add(
                 Invariant.BALANCE, f"tool_end of {e.call_id} in {e.run_id} without tool_start", e
             )
@@ -218,11 +220,8 @@ class Checker:
     # -- handoffs ---------------------------------------------------------------------------
 
     def _on_handoff_start(self, e: HandoffStartEvent) -> None:
-        key = (e.run_id, e.handoff_id)
-        if key in self.open_handoffs or key in self.ended_handoffs:
+        if self.span(HandoffSpan).again:
             self.add(Invariant.BALANCE, f"{e.handoff_id} in {e.run_id} started twice", e)
-        self.open_handoffs[key] = e
-        self.attempts[key] = 0
         if e.session_id is not None:
             self.child_sessions[(e.run_id, e.session_id)] = e.tool
         parent_depth = self.run_depth.get(e.run_id)
@@ -241,13 +240,12 @@ class Checker:
             )
 
     def _on_handoff_attempt_start(self, e: HandoffAttemptStartEvent) -> None:
-        key = (e.run_id, e.handoff_id)
-        start = self.open_handoffs.get(key)
-        if start is None:
+        attempt = self.span(AttemptSpan)
+        handoff = attempt.handoff
+        if not attempt.inside or handoff is None or handoff.start is None:
             self.add(Invariant.BALANCE, f"attempt of {e.handoff_id} outside its handoff", e)
             return
-        self.attempts[key] += 1
-        self.open_attempts[(e.run_id, e.handoff_id, e.attempt)] = e
+        start = handoff.start
         if (e.run_id, e.call_id) in self.refused:
             self.add(
                 Invariant.DENIED_NOT_EXECUTED,
@@ -258,10 +256,10 @@ class Checker:
         if policy is None:
             return
         bound = policy.attempts if policy.enabled else 1
-        if self.attempts[key] > bound:
+        if attempt.ordinal > bound:
             self.add(
                 Invariant.ATTEMPT_BOUND,
-                f"{e.handoff_id} started attempt {self.attempts[key]}, policy allows {bound}",
+                f"{e.handoff_id} started attempt {attempt.ordinal}, policy allows {bound}",
                 e,
             )
         denial = policy.deny_reason(e.tool, start.depth) if policy.enabled else None
@@ -271,7 +269,7 @@ class Checker:
             self.add(broken, f"{e.handoff_id} ran an attempt although {reason}", e)
 
     def _on_handoff_attempt_end(self, e: HandoffAttemptEndEvent) -> None:
-        if self.open_attempts.pop((e.run_id, e.handoff_id, e.attempt), None) is None:
+        if self.span(AttemptSpan).start is None:
             self.add(
                 Invariant.BALANCE, f"attempt {e.attempt} of {e.handoff_id} ended without start", e
             )
@@ -295,13 +293,14 @@ class Checker:
             )
 
     def _on_handoff_end(self, e: HandoffEndEvent) -> None:
-        key = (e.run_id, e.handoff_id)
-        if self.open_handoffs.pop(key, None) is None:
-            again = "a second handoff_end" if key in self.ended_handoffs else "handoff_end"
+        span = self.span(HandoffSpan)
+        if span.start is None:
+            again = "a second handoff_end" if span.again else "handoff_end"
             self.add(Invariant.BALANCE, f"{e.handoff_id}: {again} without handoff_start", e)
             return
-        self.ended_handoffs.add(key)
-        started = self.attempts.get(key, 0)
+        started = sum(
+            1 for a in span.attempts if a.inside and a.start is not None and a.start_at < self.index
+        )
         if (e.status == "denied" or e.reason in DENIAL_REASONS) and (started or e.attempts):
             self.add(
                 Invariant.DENIED_NOT_EXECUTED,
@@ -342,28 +341,41 @@ class Checker:
     # -- the end of the trace ---------------------------------------------------------------
 
     def finish(self) -> None:
-        for (_, handoff_id), start in self.open_handoffs.items():
-            self.add(Invariant.BALANCE, f"{handoff_id}: handoff_start without handoff_end", start)
-        for (_, call_id), tool_start in self.open_tools.items():
-            self.add(
-                Invariant.BALANCE, f"tool call {call_id}: tool_start without tool_end", tool_start
-            )
-        for (_, handoff_id, attempt), a in self.open_attempts.items():
-            self.add(Invariant.BALANCE, f"attempt {attempt} of {handoff_id} never ended", a)
-        for run_id, run in self.open_runs.items():
-            self.add(Invariant.TERMINATION, f"run {run_id} of {run.agent!r} never ended", run)
+        self._open_spans()
         for (_, batch_id), (request, undecided) in self.asked.items():
             for call_id in undecided:
                 message = f"{batch_id}: no confirmation_decision for {call_id}"
                 self.add(Invariant.BALANCE, message, request)
 
-    def check(self, events: Iterable[Event]) -> list[Violation]:
+    def _open_spans(self) -> None:
+        spans = self.spans
+        for handoff in spans.handoffs:
+            if handoff.start is not None and handoff.end is None:
+                message = f"{handoff.handoff_id}: handoff_start without handoff_end"
+                self.add(Invariant.BALANCE, message, handoff.start)
+        for call in spans.tool_calls:
+            if call.start is not None and call.end is None:
+                message = f"tool call {call.call_id}: tool_start without tool_end"
+                self.add(Invariant.BALANCE, message, call.start)
+        for a in spans.attempts:
+            if a.start is not None and a.end is None and a.inside:
+                message = f"attempt {a.number} of {a.start.handoff_id} never ended"
+                self.add(Invariant.BALANCE, message, a.start)
+        for run in spans.runs:
+            if run.start is not None and run.end is None:
+                message = f"run {run.run_id} of {run.start.agent!r} never ended"
+                self.add(Invariant.TERMINATION, message, run.start)
+
+    def check(self, events: Sequence[Event], spans: Spans | None = None) -> list[Violation]:
+        """The violations in ``events``; ``spans`` is their span model when already built."""
+        self.spans = spans if spans is not None else build_spans(events)
         handlers: dict[str, Callable[[Event], None]] = {
             kind: getattr(self, f"_on_{kind}") for kind in _HANDLED
         }
-        for event in events:
+        for index, event in enumerate(events):
             handler = handlers.get(event.type)
             if handler is not None:
+                self.index = index
                 handler(event)
         self.finish()
         return self.violations

@@ -3,7 +3,8 @@
 Every query that pairs a start with its end (the trace's handoff records and tree, the
 balance checks, the invariants, the report, the OpenTelemetry export) reads this model,
 so one rule decides what ends what. A span keeps its events and their positions (index in
-the trace); a span that never ended has no end; an end with no start is a span of its own.
+the trace); a span that never ended has no end (position -1); an end with no start is a span of its
+own, with no start (position -1).
 
 The pairing rules: a start opens a span under its key (``run_id`` plus the handoff, call
 or run id; a repeated start takes the key over and is marked ``again``); an end closes the
@@ -16,9 +17,12 @@ run has to the handoff that started it.
 
 from __future__ import annotations
 
+import gc
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from handoff_sim.events import (
     Event,
@@ -46,6 +50,7 @@ __all__ = [
 ]
 
 _Key = tuple[str, str]
+KeyT = TypeVar("KeyT")
 
 
 @dataclass(eq=False, slots=True)
@@ -60,7 +65,7 @@ class RunSpan:
     caller: RunSpan | None = None
     """The caller's run while it was open at this run's start."""
     attempt: AttemptSpan | None = None
-    """The attempt of the caller's handoff this run ran for, when one matches."""
+    """The attempt of the caller's handoff this run ran for (filled by ``Spans.link_runs``)."""
     again: bool = False
 
 
@@ -74,6 +79,8 @@ class ModelCallSpan:
     response: ModelResponseEvent | None = None
     response_at: int = -1
     cut_at: int = -1
+    run: RunSpan | None = None
+    """Its run, when that was open at its first event."""
 
 
 @dataclass(eq=False, slots=True)
@@ -87,6 +94,10 @@ class ToolCallSpan:
     end: ToolEndEvent | None = None
     end_at: int = -1
     handoff: HandoffSpan | None = None
+    again: bool = False
+    """A start while a call of the same id was open in its run."""
+    run: RunSpan | None = None
+    """Its run, when that was open at its first event."""
 
 
 @dataclass(eq=False, slots=True)
@@ -130,6 +141,8 @@ class HandoffSpan:
     again: bool = False
     """A start whose key had started before, or an end whose key had ended before."""
     started_attempts: int = 0
+    run: RunSpan | None = None
+    """Its run, when that was open at its first event."""
 
     @property
     def first(self) -> HandoffStartEvent | HandoffEndEvent:
@@ -157,9 +170,21 @@ class Spans:
     handoffs: list[HandoffSpan] = field(default_factory=list)
     attempts: list[AttemptSpan] = field(default_factory=list)
     at: list[Span | None] = field(default_factory=list)
-    """The span of the event at each index (None for events no span holds)."""
+    """The span of the event at each index; for an event no span holds (a confirmation),
+    the run it happened in while that was open; else None."""
     last_run: dict[str, RunSpan] = field(default_factory=dict)
     """Each run id's last started run."""
+    linked: bool = False
+
+    def link_runs(self) -> Spans:
+        """Fill each child run's ``attempt`` (and the attempts' ``runs``), once.
+
+        Apart from the pairing because only the OpenTelemetry export needs it.
+        """
+        if not self.linked:
+            self.linked = True
+            _RunLinker().replay(self)
+        return self
 
     def caller_run_id(self, run_id: str) -> str | None:
         """The ``parent_run_id`` the last start of ``run_id`` gave, if any."""
@@ -177,37 +202,31 @@ class _Builder:
         self.open_tools: dict[_Key, ToolCallSpan] = {}
         self.open_handoffs: dict[_Key, HandoffSpan] = {}
         self.last_handoff: dict[_Key, HandoffSpan] = {}
-        self.ended: set[_Key] = set()
         self.open_attempts: dict[tuple[str, str, int], AttemptSpan] = {}
-        self.by_agent: dict[tuple[str, str], OrderedDict[int, AttemptSpan]] = {}
-        self.fresh: dict[tuple[str, str], OrderedDict[int, AttemptSpan]] = {}
-        self.fresh_session: dict[tuple[str, str, str | None], OrderedDict[int, AttemptSpan]] = {}
 
-    def read(self, index: int, e: Event) -> Span | None:  # noqa: C901 - one branch a type
+    def handlers(self) -> dict[type[Event], Callable[[int, Any], Span]]:
+        """The reader of each event type that opens or closes a span."""
+        return {
+            RunStartEvent: self.run_start,
+            RunEndEvent: self.run_end,
+            ModelRequestEvent: self.model_call,
+            ModelResponseEvent: self.model_call,
+            ToolStartEvent: self.tool_start,
+            ToolEndEvent: self.tool_end,
+            HandoffStartEvent: self.handoff_start,
+            HandoffEndEvent: self.handoff_end,
+            HandoffAttemptStartEvent: self.attempt_start,
+            HandoffAttemptEndEvent: self.attempt_end,
+        }
+
+    def answer(self, index: int, e: Event) -> ModelCallSpan | None:
+        """Close the run's unanswered model call: by ``e`` when it is the response."""
         pending = self.pending.pop(e.run_id, None)
         if pending is not None:
             if isinstance(e, ModelResponseEvent):
                 pending.response, pending.response_at = e, index
                 return pending
             pending.cut_at = index
-        if isinstance(e, RunStartEvent):
-            return self.run_start(index, e)
-        if isinstance(e, RunEndEvent):
-            return self.run_end(index, e)
-        if isinstance(e, ModelRequestEvent | ModelResponseEvent):
-            return self.model_call(index, e)
-        if isinstance(e, ToolStartEvent):
-            return self.tool_start(index, e)
-        if isinstance(e, ToolEndEvent):
-            return self.tool_end(index, e)
-        if isinstance(e, HandoffStartEvent):
-            return self.handoff_start(index, e)
-        if isinstance(e, HandoffEndEvent):
-            return self.handoff_end(index, e)
-        if isinstance(e, HandoffAttemptStartEvent):
-            return self.attempt_start(index, e)
-        if isinstance(e, HandoffAttemptEndEvent):
-            return self.attempt_end(index, e)
         return None
 
     # -- runs and model calls ---------------------------------------------------------------
@@ -216,9 +235,6 @@ class _Builder:
         run = RunSpan(e.run_id, e, index, again=e.run_id in self.spans.last_run)
         if e.parent_run_id is not None:
             run.caller = self.open_runs.get(e.parent_run_id)
-            run.attempt = self.attempt_for(e)
-            if run.attempt is not None:
-                run.attempt.runs.append(run)
         self.open_runs[e.run_id] = self.spans.last_run[e.run_id] = run
         self.spans.runs.append(run)
         return run
@@ -226,7 +242,7 @@ class _Builder:
     def run_end(self, index: int, e: RunEndEvent) -> RunSpan:
         run = self.open_runs.pop(e.run_id, None)
         if run is None:
-            run = RunSpan(e.run_id, None, index)
+            run = RunSpan(e.run_id, None, -1)
             self.spans.runs.append(run)
         run.end, run.end_at = e, index
         return run
@@ -235,21 +251,25 @@ class _Builder:
         if isinstance(e, ModelRequestEvent):
             call = self.pending[e.run_id] = ModelCallSpan(e.run_id, e, index)
         else:
-            call = ModelCallSpan(e.run_id, None, index, e, index)
+            call = ModelCallSpan(e.run_id, None, -1, e, index)
+        call.run = self.open_runs.get(e.run_id)
         self.spans.model_calls.append(call)
         return call
 
     # -- tool calls and handoffs --------------------------------------------------------------
 
     def tool_start(self, index: int, e: ToolStartEvent) -> ToolCallSpan:
-        call = self.open_tools[(e.run_id, e.call_id)] = ToolCallSpan(e.run_id, e.call_id, e, index)
+        key = (e.run_id, e.call_id)
+        call = ToolCallSpan(e.run_id, e.call_id, e, index, again=key in self.open_tools)
+        call.run = self.open_runs.get(e.run_id)
+        self.open_tools[key] = call
         self.spans.tool_calls.append(call)
         return call
 
     def tool_end(self, index: int, e: ToolEndEvent) -> ToolCallSpan:
         call = self.open_tools.pop((e.run_id, e.call_id), None)
         if call is None:
-            call = ToolCallSpan(e.run_id, e.call_id, None, index)
+            call = ToolCallSpan(e.run_id, e.call_id, None, -1, run=self.open_runs.get(e.run_id))
             self.spans.tool_calls.append(call)
         call.end, call.end_at = e, index
         return call
@@ -257,6 +277,7 @@ class _Builder:
     def handoff_start(self, index: int, e: HandoffStartEvent) -> HandoffSpan:
         key = (e.run_id, e.handoff_id)
         span = HandoffSpan(e.run_id, e.handoff_id, e, index, again=key in self.last_handoff)
+        span.run = self.open_runs.get(e.run_id)
         call = self.open_tools.get((e.run_id, e.call_id))
         if call is not None and call.handoff is None and call.start and call.start.tool == e.tool:
             span.tool_call, call.handoff = call, span
@@ -269,16 +290,19 @@ class _Builder:
         key = (e.run_id, e.handoff_id)
         span = self.open_handoffs.pop(key, None)
         if span is None:
-            span = HandoffSpan(e.run_id, e.handoff_id, None, index, again=key in self.ended)
+            # its key started before and every start of it has ended: a second end
+            span = HandoffSpan(e.run_id, e.handoff_id, None, -1, again=key in self.last_handoff)
+            span.run = self.open_runs.get(e.run_id)
             self.nest(span, e.parent_handoff_id)
             self.spans.handoffs.append(span)
-        self.ended.add(key)
         span.end, span.end_at = e, index
         return span
 
     def nest(self, span: HandoffSpan, parent_handoff_id: str | None) -> None:
+        if parent_handoff_id is None:
+            return
         caller = self.spans.caller_run_id(span.run_id)
-        if parent_handoff_id is None or caller is None:
+        if caller is None:
             return
         span.parent = self.last_handoff.get((caller, parent_handoff_id))
         if span.parent is not None:
@@ -296,12 +320,6 @@ class _Builder:
             handoff.started_attempts += 1
             attempt.ordinal = handoff.started_attempts
         self.open_attempts[(e.run_id, e.handoff_id, e.attempt)] = attempt
-        if attempt.inside and handoff is not None and handoff.start is not None:
-            ident, agent = id(attempt), (e.run_id, handoff.start.subagent)
-            self.by_agent.setdefault(agent, OrderedDict())[ident] = attempt
-            self.fresh.setdefault(agent, OrderedDict())[ident] = attempt
-            session = (*agent, handoff.start.session_id)
-            self.fresh_session.setdefault(session, OrderedDict())[ident] = attempt
         self.spans.attempts.append(attempt)
         return attempt
 
@@ -309,14 +327,41 @@ class _Builder:
         attempt = self.open_attempts.pop((e.run_id, e.handoff_id, e.attempt), None)
         if attempt is None:
             handoff = self.last_handoff.get((e.run_id, e.handoff_id))
-            attempt = AttemptSpan(e.attempt, None, index, handoff=handoff, inside=False)
+            attempt = AttemptSpan(e.attempt, None, -1, handoff=handoff, inside=False)
             if handoff is not None:
                 handoff.attempts.append(attempt)
             self.spans.attempts.append(attempt)
-        else:
-            self.unindex(attempt, every=True)
         attempt.end, attempt.end_at = e, index
         return attempt
+
+
+class _RunLinker:
+    """Which attempt each child run ran for, replayed over the event positions."""
+
+    def __init__(self) -> None:
+        self.by_agent: dict[tuple[str, str], OrderedDict[int, AttemptSpan]] = {}
+        self.fresh: dict[tuple[str, str], OrderedDict[int, AttemptSpan]] = {}
+        self.fresh_session: dict[tuple[str, str, str | None], OrderedDict[int, AttemptSpan]] = {}
+        self.homes: dict[int, tuple[OrderedDict[int, AttemptSpan], ...]] = {}
+
+    def link(self, run: RunSpan) -> None:
+        """Link a child run to the attempt it ran for, when one matches."""
+        if run.start is not None and run.start.parent_run_id is not None:
+            run.attempt = self.attempt_for(run.start)
+            if run.attempt is not None:
+                run.attempt.runs.append(run)
+
+    def replay(self, spans: Spans) -> None:
+        """Walk the positions: attempts open and close, child runs take one."""
+        for index, span in enumerate(spans.at):
+            if isinstance(span, AttemptSpan):
+                handoff = span.handoff
+                if span.start_at == index and span.inside and handoff and handoff.start:
+                    self.index(span, handoff.run_id, handoff.start)
+                elif span.end_at == index:
+                    self.unindex(span, every=True)
+            elif isinstance(span, RunSpan) and span.start_at == index:
+                self.link(span)
 
     def attempt_for(self, e: RunStartEvent) -> AttemptSpan | None:
         """The open attempt a child run belongs to: not yet holding a run, same session first."""
@@ -329,25 +374,66 @@ class _Builder:
         table = self.by_agent.get(agent)
         return next(iter(table.values())) if table else None
 
-    def unindex(self, attempt: AttemptSpan, *, every: bool) -> None:
-        handoff = attempt.handoff
-        if handoff is None or handoff.start is None or not attempt.inside:
-            return
-        ident, agent = id(attempt), (handoff.run_id, handoff.start.subagent)
-        session = (*agent, handoff.start.session_id)
-        tables = [self.fresh.get(agent), self.fresh_session.get(session)]
-        if every:
-            tables.append(self.by_agent.get(agent))
+    def index(self, attempt: AttemptSpan, run_id: str, start: HandoffStartEvent) -> None:
+        """File an open attempt for :meth:`attempt_for`, in start order."""
+        agent = (run_id, start.subagent)
+        tables = (
+            _table(self.fresh_session, (*agent, start.session_id)),
+            _table(self.fresh, agent),
+            _table(self.by_agent, agent),
+        )
+        ident = id(attempt)
         for table in tables:
-            if table is not None:
+            table[ident] = attempt
+        self.homes[ident] = tables
+
+    def unindex(self, attempt: AttemptSpan, *, every: bool) -> None:
+        """Take an attempt out of the fresh tables (a run took it), or out of all (it ended)."""
+        ident = id(attempt)
+        tables = self.homes.pop(ident, None) if every else self.homes.get(ident)
+        if tables is not None:
+            for table in tables if every else tables[:2]:
                 table.pop(ident, None)
+
+
+def _table(
+    tables: dict[KeyT, OrderedDict[int, AttemptSpan]], key: KeyT
+) -> OrderedDict[int, AttemptSpan]:
+    table = tables.get(key)
+    if table is None:
+        table = tables[key] = OrderedDict()
+    return table
 
 
 def build_spans(events: Sequence[Event]) -> Spans:
     """The spans of ``events`` in one pass, linear in their number."""
     builder = _Builder()
-    at = builder.spans.at
-    read = builder.read
-    for index, event in enumerate(events):
-        at.append(read(index, event))
+    with _collector_paused():
+        _read_all(events, builder)
     return builder.spans
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Many small objects and no garbage: the cyclic collector only slows the pass down."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _read_all(events: Sequence[Event], builder: _Builder) -> None:
+    at = builder.spans.at
+    pending = builder.pending
+    handlers = builder.handlers()
+    for index, event in enumerate(events):
+        if event.run_id in pending and (answered := builder.answer(index, event)) is not None:
+            at.append(answered)
+            continue
+        handler = handlers.get(type(event))
+        at.append(
+            handler(index, event) if handler is not None else builder.open_runs.get(event.run_id)
+        )

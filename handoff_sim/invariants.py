@@ -80,7 +80,10 @@ def check_invariants(
         messages: the top-level run's messages; tool results must follow in call order.
         expected_errors: the exception types a run may legitimately end with.
     """
-    violations = Checker(agent, policy).check(trace)
+    if isinstance(trace, Trace):
+        violations = Checker(agent, policy).check(trace.events, trace.spans())
+    else:
+        violations = Checker(agent, policy).check(trace)
     if error is not None and not isinstance(error, expected_errors):
         violations.append(
             Violation(

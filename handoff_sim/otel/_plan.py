@@ -5,7 +5,8 @@ it into real spans. One span per run (``invoke_agent``), per model call (``chat`
 per tool call (``execute_tool``; a handoff is the ``execute_tool`` span of its
 sub-agent tool, holding one span per attempt), with each event's ``seq`` kept so the
 import can rebuild the very same events. A confirmation request or decision (the SoPhi
-style's gate) is a span event of the run span of the agent that asked.
+style's gate) is a span event of the run span of the agent that asked. Which event closes
+which span, and which attempt a child run ran for, comes from the trace's span model.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from handoff_sim import _spans as model
 from handoff_sim._otlp._names import (
     ATTEMPT,
     CONFIRMATION,
@@ -58,6 +60,14 @@ from handoff_sim.events import (
 __all__ = ["PlannedSpan", "SpanEvent", "plan_spans"]
 
 Kind = Literal["internal", "client"]
+SpanT = TypeVar(
+    "SpanT",
+    model.RunSpan,
+    model.ModelCallSpan,
+    model.ToolCallSpan,
+    model.HandoffSpan,
+    model.AttemptSpan,
+)
 _TYPE_NAME = re.compile(r"([A-Za-z_][\w.]*)(?::|$)")
 
 
@@ -118,15 +128,28 @@ def _on(event: Event) -> dict[str, Any]:
 
 
 class _Planner:
-    def __init__(self) -> None:
+    def __init__(self, events: Sequence[Event]) -> None:
+        self.events = events
+        self.model = model.build_spans(events).link_runs()
         self.spans: list[PlannedSpan] = []
         self.keys: dict[str, int] = {}
-        self.runs: dict[str, PlannedSpan] = {}
-        self.chats: dict[str, PlannedSpan] = {}
-        self.tools: dict[tuple[str, str], PlannedSpan] = {}
-        self.handoffs: dict[tuple[str, str], PlannedSpan] = {}
-        self.attempts: dict[tuple[str, str], PlannedSpan] = {}
+        self.planned: dict[int, PlannedSpan] = {}
+        self.stand_ins: dict[str, PlannedSpan] = {}  # run spans a confirmation had to open
+        self.position = 0
         self.last_t = 0.0
+
+    def of(self, span: model.Span | None) -> PlannedSpan | None:
+        """The planned span of a span of the model."""
+        return None if span is None else self.planned.get(id(span))
+
+    def run_of(self, span: model.Span | None, run_id: str) -> PlannedSpan | None:
+        """The run span an event of ``run_id`` sits in: its open run, or a stand-in."""
+        return self.of(span) or self.stand_ins.get(run_id)
+
+    def current(self, kind: type[SpanT]) -> SpanT:
+        found = self.model.at[self.position]
+        assert isinstance(found, kind)
+        return found
 
     def new(
         self,
@@ -149,7 +172,7 @@ class _Planner:
         self.spans.append(span)
         return span
 
-    def plan(self, events: Sequence[Event]) -> list[PlannedSpan]:
+    def plan(self) -> list[PlannedSpan]:
         handlers = {
             "run_start": self.run_start,
             "run_end": self.run_end,
@@ -164,26 +187,26 @@ class _Planner:
             "confirmation_request": self.confirmation,
             "confirmation_decision": self.confirmation,
         }
-        for position, event in enumerate(events):
+        for position, event in enumerate(self.events):
             self.last_t = max(self.last_t, event.t)
-            pending = self.chats.get(event.run_id)
-            if pending is not None and not isinstance(event, ModelResponseEvent):
-                self.unanswered(pending, event, position)
+            self.position = position
             handlers[event.type](event, position)
         for span in self.spans:
             if span.end_at < 0:
-                span.end, span.end_at = max(self.last_t, span.start), len(events)
+                span.end, span.end_at = max(self.last_t, span.start), len(self.events)
         return self.spans
 
     # -- runs and model calls ---------------------------------------------------------------
 
     def run_start(self, e: Event, position: int) -> None:
         assert isinstance(e, RunStartEvent)
-        parent = self.attempt_for(e) or self.runs.get(e.parent_run_id or "")
+        run = self.current(model.RunSpan)
+        parent = self.of(run.attempt) or self.run_of(run.caller, e.parent_run_id or "")
         span = self.new(
             f"run:{e.run_id}", f"invoke_agent {e.agent}", "internal", parent, e, position
         )
-        self.runs[e.run_id] = span
+        self.planned[id(run)] = span
+        self.stand_ins.pop(e.run_id, None)
         attributes = span.attributes
         attributes.update(
             {
@@ -199,7 +222,8 @@ class _Planner:
 
     def run_end(self, e: Event, position: int) -> None:
         assert isinstance(e, RunEndEvent)
-        span = self.runs.pop(e.run_id, None)
+        run = self.current(model.RunSpan)
+        span = self.of(run) if run.start is not None else self.stand_ins.pop(e.run_id, None)
         if span is None:
             span = self.new(
                 f"run:{e.run_id}",
@@ -230,10 +254,10 @@ class _Planner:
 
     def model_request(self, e: Event, position: int) -> None:
         assert isinstance(e, ModelRequestEvent)
-        span = self.new(
-            f"chat:{e.run_id}:{e.step}", "chat", "client", self.runs.get(e.run_id), e, position
-        )
-        self.chats[e.run_id] = span
+        call = self.current(model.ModelCallSpan)
+        parent = self.run_of(call.run, e.run_id)
+        span = self.new(f"chat:{e.run_id}:{e.step}", "chat", "client", parent, e, position)
+        self.planned[id(call)] = span
         span.attributes.update(
             {
                 GEN_AI_OPERATION: "chat",
@@ -244,16 +268,19 @@ class _Planner:
                 "handoff_sim.tools": list(e.tools),
             }
         )
+        if call.cut_at >= 0:
+            self.unanswered(span, self.events[call.cut_at], call.cut_at)
 
     def model_response(self, e: Event, position: int) -> None:
         assert isinstance(e, ModelResponseEvent)
-        span = self.chats.pop(e.run_id, None)
+        call = self.current(model.ModelCallSpan)
+        span = self.of(call) if call.request is not None else None
         if span is None:
             span = self.new(
                 f"chat:{e.run_id}:{e.step}",
                 "chat",
                 "client",
-                self.runs.get(e.run_id),
+                self.run_of(call.run, e.run_id),
                 e,
                 position,
                 started=False,
@@ -267,7 +294,6 @@ class _Planner:
 
     def unanswered(self, span: PlannedSpan, event: Event, position: int) -> None:
         """A model call that got no answer ends when its run does anything else."""
-        del self.chats[event.run_id]
         span.end, span.end_at = event.t, position
         if isinstance(event, RunEndEvent) and event.status == "failed":
             span.fail(error_type(event.error), event.error)
@@ -280,14 +306,16 @@ class _Planner:
 
     def tool_start(self, e: Event, position: int) -> None:
         assert isinstance(e, ToolStartEvent)
-        span = self.tool_span(e, position, started=True)
+        call = self.current(model.ToolCallSpan)
+        span = self.tool_span(e, position, call.run, started=True)
         span.attributes[GEN_AI_TOOL_ARGUMENTS] = e.arguments
-        self.tools[(e.run_id, e.call_id)] = span
+        self.planned[id(call)] = span
 
     def tool_span(
         self,
         e: ToolStartEvent | ToolEndEvent | HandoffStartEvent | HandoffEndEvent,
         position: int,
+        run: model.RunSpan | None,
         *,
         started: bool,
     ) -> PlannedSpan:
@@ -295,7 +323,7 @@ class _Planner:
             f"tool:{e.run_id}:{e.call_id}",
             f"execute_tool {e.tool}",
             "internal",
-            self.runs.get(e.run_id),
+            self.run_of(run, e.run_id),
             e,
             position,
             started=started,
@@ -312,9 +340,10 @@ class _Planner:
 
     def tool_end(self, e: Event, position: int) -> None:
         assert isinstance(e, ToolEndEvent)
-        span = self.tools.pop((e.run_id, e.call_id), None)
+        call = self.current(model.ToolCallSpan)
+        span = self.of(call) if call.start is not None else None
         if span is None:
-            span = self.tool_span(e, position, started=False)
+            span = self.tool_span(e, position, call.run, started=False)
         span.close(e, position)
         span.attributes["handoff_sim.status"] = e.status
         _put(span.attributes, GEN_AI_TOOL_RESULT, e.output)
@@ -327,17 +356,12 @@ class _Planner:
 
     def handoff_start(self, e: Event, position: int) -> None:
         assert isinstance(e, HandoffStartEvent)
-        span = self.tools.get((e.run_id, e.call_id))
-        if (
-            span is None
-            or span.attributes[GEN_AI_TOOL_NAME] != e.tool
-            or (f"{HANDOFF}id" in span.attributes)
-        ):
-            span = self.tool_span(e, position, started=False)
+        handoff = self.current(model.HandoffSpan)
+        span = self.of(handoff.tool_call)
+        if span is None:
+            span = self.tool_span(e, position, handoff.run, started=False)
             span.attributes.update(_on(e))
-            self.handoffs[(e.run_id, e.handoff_id)] = span
-        else:
-            self.handoffs[(e.run_id, e.handoff_id)] = span
+        self.planned[id(handoff)] = span
         span.events.append(SpanEvent(EVENT_HANDOFF_START, e.t, {SEQ: e.seq}))
         self.handoff_fields(span, e)
 
@@ -356,10 +380,11 @@ class _Planner:
 
     def handoff_end(self, e: Event, position: int) -> None:
         assert isinstance(e, HandoffEndEvent)
-        span = self.handoffs.pop((e.run_id, e.handoff_id), None)
+        handoff = self.current(model.HandoffSpan)
+        span = self.of(handoff) if handoff.start is not None else None
         standalone = span is None or SEQ_START not in span.attributes
         if span is None:
-            span = self.tool_span(e, position, started=False)
+            span = self.tool_span(e, position, handoff.run, started=False)
         self.handoff_fields(span, e)
         span.events.append(SpanEvent(EVENT_HANDOFF_END, e.t, {SEQ: e.seq}))
         attributes = span.attributes
@@ -382,7 +407,8 @@ class _Planner:
 
     def attempt_start(self, e: Event, position: int) -> None:
         assert isinstance(e, HandoffAttemptStartEvent)
-        parent = self.handoffs.get((e.run_id, e.handoff_id))
+        attempt = self.current(model.AttemptSpan)
+        parent = self.of(attempt.handoff) if attempt.inside else None
         span = self.new(
             f"attempt:{e.run_id}:{e.handoff_id}:{e.attempt}",
             f"handoff attempt {e.attempt} {e.tool}",
@@ -399,17 +425,18 @@ class _Planner:
                 ATTEMPT: e.attempt,
             }
         )
-        self.attempts[(e.run_id, e.handoff_id)] = span
+        self.planned[id(attempt)] = span
 
     def attempt_end(self, e: Event, position: int) -> None:
         assert isinstance(e, HandoffAttemptEndEvent)
-        span = self.attempts.pop((e.run_id, e.handoff_id), None)
+        attempt = self.current(model.AttemptSpan)
+        span = self.of(attempt) if attempt.start is not None else None
         if span is None:
             span = self.new(
                 f"attempt:{e.run_id}:{e.handoff_id}:{e.attempt}",
                 f"handoff attempt {e.attempt} {e.tool}",
                 "internal",
-                self.handoffs.get((e.run_id, e.handoff_id)),
+                self.of(_open_at(attempt.handoff, position)),
                 e,
                 position,
                 started=False,
@@ -435,7 +462,7 @@ class _Planner:
     def confirmation(self, e: Event, position: int) -> None:
         """A span event of the asking agent's run span, with every field as an attribute."""
         assert isinstance(e, ConfirmationRequestEvent | ConfirmationDecisionEvent)
-        span = self.runs.get(e.run_id)
+        span = self.run_of(self.model.at[position], e.run_id)
         if span is None:  # a trace cut short: the run span stands for what it holds
             span = self.new(
                 f"run:{e.run_id}",
@@ -447,7 +474,7 @@ class _Planner:
                 started=False,
             )
             span.attributes.update({GEN_AI_OPERATION: "invoke_agent", GEN_AI_PROVIDER: PROVIDER})
-            self.runs[e.run_id] = span
+            self.stand_ins[e.run_id] = span
         name = (
             EVENT_CONFIRMATION_REQUEST
             if isinstance(e, ConfirmationRequestEvent)
@@ -459,31 +486,14 @@ class _Planner:
                 _put(attributes, f"{CONFIRMATION}{key}", value)
         span.events.append(SpanEvent(name, e.t, attributes))
 
-    def attempt_for(self, e: RunStartEvent) -> PlannedSpan | None:
-        """The open attempt a child run belongs to: same caller run and sub-agent, oldest first."""
-        if e.parent_run_id is None:
-            return None
-        candidates = [
-            span
-            for (run_id, _), span in self.attempts.items()
-            if run_id == e.parent_run_id
-            and span.parent is not None
-            and span.parent.attributes.get(f"{HANDOFF}subagent") == e.agent
-        ]
-        fresh = [s for s in candidates if s.children_runs == 0]
-        same_session = [
-            s
-            for s in fresh
-            if s.parent is not None
-            and s.parent.attributes.get(f"{HANDOFF}session_id") == e.session_id
-        ]
-        ranked = same_session or fresh or candidates
-        if not ranked:
-            return None
-        ranked[0].children_runs += 1
-        return ranked[0]
+
+def _open_at(handoff: model.HandoffSpan | None, position: int) -> model.HandoffSpan | None:
+    """``handoff`` when it had started and not yet ended at ``position``."""
+    if handoff is None or handoff.start is None or 0 <= handoff.end_at < position:
+        return None
+    return handoff
 
 
 def plan_spans(events: Sequence[Event]) -> list[PlannedSpan]:
     """The spans of ``events``, in the order they start."""
-    return _Planner().plan(events)
+    return _Planner(events).plan()

@@ -110,7 +110,7 @@ def _mark(index: int, t: float) -> Mark:
 def _attempt(span: model.AttemptSpan) -> AttemptSpan:
     first = span.start or span.end
     assert first is not None
-    shown = AttemptSpan(span.number, _mark(span.start_at, first.t))
+    shown = AttemptSpan(span.number, _mark(span.start_at if span.start else span.end_at, first.t))
     if span.end is not None:
         shown.end, shown.outcome = _mark(span.end_at, span.end.t), span.end.outcome
         shown.duration_ms, shown.error = span.end.duration_ms, span.end.error
@@ -129,7 +129,7 @@ def _handoff(
         subagent=first.subagent,
         tool=first.tool,
         call_id=first.call_id,
-        start=_mark(span.start_at, first.t),
+        start=_mark(span.start_at if span.start else span.end_at, first.t),
         attempts=[_attempt(a) for a in span.attempts],
         confirmation=decisions.get((span.run_id, first.call_id)),
     )
