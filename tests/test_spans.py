@@ -189,7 +189,8 @@ def test_the_same_call_id_in_two_runs_makes_two_handoffs() -> None:
     events.append(_end(4, "run-1", "c1", status="failed"))
     first, second = build_spans(events).handoffs
     assert (first.run_id, first.end_at, second.run_id, second.end_at) == ("run-1", 3, "run-2", 2)
-    assert not first.again and not second.again
+    assert not first.again
+    assert not second.again
     assert [r.status for r in Trace(events).handoffs()] == ["failed", "completed"]
 
 
@@ -245,7 +246,8 @@ def test_a_model_call_with_no_answer_is_cut_by_its_runs_next_event() -> None:
     [call] = spans.model_calls
     assert (call.response, call.cut_at) == (None, 2)
     [run] = spans.runs
-    assert isinstance(run, RunSpan) and (run.start_at, run.end_at) == (0, 2)
+    assert isinstance(run, RunSpan)
+    assert (run.start_at, run.end_at) == (0, 2)
 
 
 def test_a_trace_builds_its_spans_once() -> None:

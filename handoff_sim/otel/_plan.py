@@ -402,7 +402,7 @@ class _Planner:
             span.fail(kind, e.error or e.status)
         if standalone and span.end_at < 0:
             span.end, span.end_at = e.t, position
-            del attributes[SEQ_START]
+            attributes.pop(SEQ_START, None)  # a handoff with no tool call has none
             attributes.pop(SEQ_END, None)
 
     def attempt_start(self, e: Event, position: int) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from handoff_sim import _spans as model
 from handoff_sim.events import (
@@ -25,8 +26,7 @@ __all__ = ["AttemptSpan", "HandoffSpan", "Mark", "RunSpan", "Spans", "collect_sp
 _Key = tuple[str, str]
 
 
-@dataclass(frozen=True, slots=True)
-class Mark:
+class Mark(NamedTuple):
     """Where an event is: its index in the trace and its virtual time in seconds."""
 
     index: int
@@ -174,6 +174,7 @@ def collect_spans(events: Sequence[Event], spans: model.Spans | None = None) -> 
     }
     runs = _top_runs(spans)
     shown: dict[int, HandoffSpan] = {}
+    roots: dict[str, RunSpan | None] = {}  # the top-level run of each run id, found once
     orphans: list[HandoffSpan] = []
     for span in spans.handoffs:
         view = shown[id(span)] = _handoff(span, decisions)
@@ -181,7 +182,9 @@ def collect_spans(events: Sequence[Event], spans: model.Spans | None = None) -> 
         if parent is not None:
             parent.children.append(view)
             continue
-        run = _root_run(spans, runs, span.run_id)
+        if span.run_id not in roots:
+            roots[span.run_id] = _root_run(spans, runs, span.run_id)
+        run = roots[span.run_id]
         (run.children if run is not None else orphans).append(view)
     times = [e.t for e in events if math.isfinite(e.t) and e.t >= 0]
     end = Mark(len(events), max(times, default=0.0))
