@@ -153,19 +153,20 @@ class RunEnvironment:
 
         ``depth`` overrides the frame's (a handoff's events sit one below its caller);
         ``now_us``, a reading of :meth:`now_us` a duration was taken from, is the time
-        instead of a new reading. Pass it last, ``SomeEvent(..., **env.stamp(frame))``,
-        so the event's own fields are worked out before it takes its number.
+        instead of a new reading. An event takes it first, by position:
+        ``SomeEvent(*env.stamp(frame), own_field=...)``, its own fields plain values
+        worked out before (nothing that emits an event or reads the clock).
         """
-        self._seq += 1
+        self._seq = seq = self._seq + 1
         if now_us is None:
             now_us = round(self._clock() * 1_000_000) - self._origin_us
-        return {
-            "seq": self._seq,
-            "t": now_us / 1_000_000,
-            "agent": frame.agent,
-            "depth": frame.depth if depth is None else depth,
-            "run_id": frame.run_id,
-        }
+        return (
+            seq,
+            now_us / 1_000_000,
+            frame.agent,
+            frame.depth if depth is None else depth,
+            frame.run_id,
+        )
 
     def publish(self, event: Event) -> None:
         """Record ``event`` and hand it to the observers."""

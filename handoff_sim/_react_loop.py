@@ -87,7 +87,7 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
     # The view's own length object: the event shares it instead of holding an equal int.
     env.publish(
         ModelRequestEvent(
-            step=number, messages=history._len, tools=tool_names(agent), **env.stamp(frame)
+            *env.stamp(frame), step=number, messages=history._len, tools=tool_names(agent)
         )
     )
     answer: object = model.complete(request)
@@ -101,10 +101,10 @@ async def step(agent: Agent, state: LoopState, env: RunEnvironment, frame: Frame
     text = response.text
     env.publish(
         ModelResponseEvent(
+            *env.stamp(frame),
             step=number,
             text=text,
             tool_calls=tuple([f"{c.id}:{c.name}" for c in calls]) if calls else (),
-            **env.stamp(frame),
         )
     )
     state.messages.append(Message(role="assistant", content=text, tool_calls=calls))
@@ -132,10 +132,7 @@ async def run_loop(
     state = LoopState(session.messages)
     env.publish(
         RunStartEvent(
-            input=user_input,
-            session_id=session.id,
-            parent_run_id=parent_run_id,
-            **env.stamp(frame),
+            *env.stamp(frame), input=user_input, session_id=session.id, parent_run_id=parent_run_id
         )
     )
     status: RunStatus = "failed"
@@ -188,11 +185,11 @@ def _end_run(
             error = f"{error}; {note}" if error else note
         env.publish(
             RunEndEvent(
+                *env.stamp(frame),
                 status=status,
                 output=state.output,
                 steps=state.steps,
                 error=error,
-                **env.stamp(frame),
             )
         )
     if problem is not None and raised is None:

@@ -92,11 +92,11 @@ class _Turn:
         env = self.env
         env.publish(
             ToolEndEvent(
+                *env.stamp(self.frame),
                 call_id=call.id,
                 tool=call.name,
                 status=status,
                 output=output,
-                **env.stamp(self.frame),
             )
         )
 
@@ -109,7 +109,7 @@ class _Turn:
         env = self.env
         env.publish(
             ToolStartEvent(
-                call_id=call.id, tool=call.name, arguments=call.arguments, **env.stamp(self.frame)
+                *env.stamp(self.frame), call_id=call.id, tool=call.name, arguments=call.arguments
             )
         )
         try:

@@ -2,8 +2,8 @@
 
 Each event carries ``seq`` (run-wide counter), ``t`` (seconds since the run
 environment started; virtual under simulation), ``type``, ``agent``, ``depth``
-and ``run_id``, plus the fields of its type. Events are frozen ``msgspec``
-structs, keyword-only and untracked by the garbage collector: a run builds
+and ``run_id``, plus the fields of its type (keyword-only). Events are frozen
+``msgspec`` structs left out of the cyclic garbage collector: a run builds
 thousands of them and keeps them all, so they are built in C by constructors
 mypy checks field by field, and hash and compare by their fields.
 :data:`AnyEvent` is the union of every event type, tagged by ``type``: a
@@ -79,18 +79,14 @@ EventType = Literal[
 ]
 
 
-class EventStamp(TypedDict):
-    """The fields every event shares, filled in by the run environment as it emits one.
+EventStamp: TypeAlias = tuple[int, float, str, int, str]
+"""The fields every event shares, in order: ``seq``, ``t``, ``agent``, ``depth``, ``run_id``.
 
-    Built as ``SomeEvent(own_field=..., **env.stamp(frame))``: mypy checks the type's
-    own fields and the stamp's against the event's constructor.
-    """
-
-    seq: int
-    t: float
-    agent: str
-    depth: int
-    run_id: str
+The run environment fills them in as it emits an event, built as
+``SomeEvent(*env.stamp(frame), own_field=...)``: they are the only fields an event
+takes by position, its own fields are keyword-only, and mypy checks both against the
+event's constructor.
+"""
 
 
 class HandoffFields(TypedDict):
@@ -105,8 +101,8 @@ class HandoffFields(TypedDict):
     session_id: str | None
 
 
-class Event(msgspec.Struct, frozen=True, gc=False, kw_only=True, tag_field="type"):
-    """Fields common to every event: the base class of every event type."""
+class Event(msgspec.Struct, frozen=True, gc=False, tag_field="type"):
+    """Fields common to every event (the :data:`EventStamp`): the base class of every type."""
 
     type: ClassVar[str] = "event"
     seq: int

@@ -55,17 +55,22 @@ def _end_event(**changes: Any) -> HandoffEndEvent:
 
 
 @pytest.mark.parametrize("cls", [Event, *EVENT_TYPES.values()], ids=lambda c: c.__name__)
-def test_every_event_type_takes_keyword_only_fields_with_their_defaults(cls: type[Event]) -> None:
+def test_every_event_type_takes_the_stamp_first_then_keyword_only_fields_with_defaults(
+    cls: type[Event],
+) -> None:
     params = list(inspect.signature(cls).parameters.values())
     fields = msgspec.structs.fields(cls)
     assert [p.name for p in params] == [f.name for f in fields]
-    assert [p.name for p in params][:5] == ["seq", "t", "agent", "depth", "run_id"]
-    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
+    stamp, own = params[:5], params[5:]
+    assert [p.name for p in stamp] == ["seq", "t", "agent", "depth", "run_id"]
+    assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in stamp)
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in own)
     for p, f in zip(params, fields, strict=True):
         expected = inspect.Parameter.empty if f.default is msgspec.NODEFAULT else f.default
         assert p.default == expected, p.name
-    with pytest.raises(TypeError, match="positional"):
-        cls(1)  # type: ignore[misc]
+    if own:
+        with pytest.raises(TypeError, match="Extra positional arguments"):
+            cls(1, 0.0, "a", 0, "run-1", "one too many")  # type: ignore[call-arg]
 
 
 def test_events_stay_frozen_hashable_and_comparable() -> None:
@@ -268,10 +273,10 @@ def test_arguments_read_twice_are_parsed_once_and_equal_text_is_read_again() -> 
 def test_an_event_built_from_the_stamp_takes_the_next_number_and_the_time_given() -> None:
     env = RunEnvironment(clock=lambda: 2.5)  # a given clock counts from 0
     frame = Frame("boss", 0, "run-1", Session(id="s"))
-    env.publish(ToolStartEvent(call_id="c1", tool="t", arguments="{}", **env.stamp(frame, 1)))
+    env.publish(ToolStartEvent(*env.stamp(frame, 1), call_id="c1", tool="t", arguments="{}"))
     env.publish(
         ToolEndEvent(
-            call_id="c1", tool="t", status="ok", output="done", **env.stamp(frame, None, 1_500_000)
+            *env.stamp(frame, None, 1_500_000), call_id="c1", tool="t", status="ok", output="done"
         )
     )
     stamp: dict[str, Any] = {"agent": "boss", "run_id": "run-1"}

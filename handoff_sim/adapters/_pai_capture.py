@@ -15,10 +15,11 @@ import itertools
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import Token
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, ClassVar
 
+import msgspec
 from opentelemetry import context as otel_context
 from opentelemetry import trace as otel
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
@@ -341,7 +342,7 @@ class _RunObserver(_Observer):
             adoption.claimed = True
             record = adoption.record
             if isinstance(adoption, NamedByRun) and not record.started:
-                record.frame = replace(record.frame, agent=agent)
+                record.frame = msgspec.structs.replace(record.frame, agent=agent)
                 self._scope = FrameScope(use_frame(record.frame), clearing_tool())
             else:
                 self._scope = FrameScope(clearing_tool())

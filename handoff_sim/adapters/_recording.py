@@ -145,10 +145,10 @@ class Recorder:
         record.started = True
         self.env.publish(
             RunStartEvent(
+                *self.env.stamp(record.frame),
                 input=record.input or "",
                 session_id=record.frame.session.id,
                 parent_run_id=record.parent_run_id,
-                **self.env.stamp(record.frame),
             )
         )
 
@@ -162,11 +162,11 @@ class Recorder:
         output = None if status != "completed" or record.transferred_to else record.output
         self.env.publish(
             RunEndEvent(
+                *self.env.stamp(record.frame),
                 status=status,
                 output=output,
                 steps=record.steps,
                 error=error,
-                **self.env.stamp(record.frame),
             )
         )
 
@@ -183,10 +183,10 @@ class Recorder:
         record.steps += 1
         self.env.publish(
             ModelRequestEvent(
+                *self.env.stamp(record.frame),
                 step=record.steps,
                 messages=messages,
                 tools=tuple(tools),
-                **self.env.stamp(record.frame),
             )
         )
         return record.steps
@@ -206,10 +206,10 @@ class Recorder:
         record.output = text
         self.env.publish(
             ModelResponseEvent(
+                *self.env.stamp(record.frame),
                 step=step,
                 text=text,
                 tool_calls=tuple(f"{c.id}:{c.name}" for c in unique),
-                **self.env.stamp(record.frame),
             )
         )
 
@@ -254,10 +254,10 @@ class Recorder:
                 call = candidate.call
                 self.env.publish(
                     ToolStartEvent(
+                        *self.env.stamp(record.frame),
                         call_id=call.id,
                         tool=call.name,
                         arguments=call.arguments,
-                        **self.env.stamp(record.frame),
                     )
                 )
             if candidate is slot:
@@ -273,11 +273,11 @@ class Recorder:
         slot.ended = True
         self.env.publish(
             ToolEndEvent(
+                *self.env.stamp(record.frame),
                 call_id=slot.call.id,
                 tool=slot.call.name,
                 status=status,
                 output=output,
-                **self.env.stamp(record.frame),
             )
         )
 
@@ -295,7 +295,7 @@ class Recorder:
         delegation = Delegation(parent, slot, subagent, env.new_id("session"), env.now_us())
         env.publish(
             HandoffStartEvent(
-                **self._handoff_fields(delegation), **env.stamp(parent.frame, delegation.depth)
+                *env.stamp(parent.frame, delegation.depth), **self._handoff_fields(delegation)
             )
         )
         return delegation
@@ -330,11 +330,11 @@ class Recorder:
         delegation.attempt_started_us = self.env.now_us()
         self.env.publish(
             HandoffAttemptStartEvent(
+                *self.env.stamp(delegation.parent.frame, delegation.depth),
                 handoff_id=delegation.handoff_id,
                 call_id=delegation.slot.call.id,
                 tool=delegation.slot.call.name,
                 attempt=delegation.attempts,
-                **self.env.stamp(delegation.parent.frame, delegation.depth),
             )
         )
 
@@ -347,16 +347,17 @@ class Recorder:
         outcome: Literal["ok", "error", "cancelled"] = (
             "ok" if status == "completed" else "cancelled" if status == "cancelled" else "error"
         )
+        now = self.env.now_us()  # the event's time and the end of its duration
         self.env.publish(
             HandoffAttemptEndEvent(
+                *self.env.stamp(delegation.parent.frame, delegation.depth, now),
                 handoff_id=delegation.handoff_id,
                 call_id=delegation.slot.call.id,
                 tool=delegation.slot.call.name,
                 attempt=delegation.attempts,
                 outcome=outcome,
-                duration_ms=(self.env.now_us() - delegation.attempt_started_us) / 1000,
+                duration_ms=(now - delegation.attempt_started_us) / 1000,
                 error=delegation.child_error,
-                **self.env.stamp(delegation.parent.frame, delegation.depth),
             )
         )
 
@@ -374,16 +375,17 @@ class Recorder:
         elif delegation.child_status == "failed" or tool_failed is not None:
             status, reason = "failed", "error"
             error = error or tool_failed
+        now = self.env.now_us()  # the event's time and the end of its duration
         self.env.publish(
             HandoffEndEvent(
+                *self.env.stamp(delegation.parent.frame, delegation.depth, now),
                 status=status,
                 reason=reason,
                 attempts=delegation.attempts,
-                duration_ms=(self.env.now_us() - delegation.start_us) / 1000,
+                duration_ms=(now - delegation.start_us) / 1000,
                 output=delegation.child_output if status == "completed" else None,
                 error=error,
                 **self._handoff_fields(delegation),
-                **self.env.stamp(delegation.parent.frame, delegation.depth),
             )
         )
 

@@ -87,6 +87,7 @@ class _Handoff:
         call, env = self.call, self.env
         env.publish(
             HandoffStartEvent(
+                *env.stamp(self.frame, self.depth, self.start_us),
                 handoff_id=self.handoff_id,
                 parent_handoff_id=self.frame.handoff_id,
                 call_id=call.id,
@@ -94,7 +95,6 @@ class _Handoff:
                 subagent=self.subagent,
                 session_mode=self.session_mode,
                 session_id=self.session.id,
-                **env.stamp(self.frame, self.depth, self.start_us),
             )
         )
 
@@ -115,6 +115,7 @@ class _Handoff:
         now = env.now_us()
         env.publish(
             HandoffEndEvent(
+                *env.stamp(self.frame, self.depth, now),
                 handoff_id=self.handoff_id,
                 parent_handoff_id=self.frame.handoff_id,
                 call_id=call.id,
@@ -128,7 +129,6 @@ class _Handoff:
                 duration_ms=(now - self.start_us) / 1000,
                 output=output,
                 error=error,
-                **env.stamp(self.frame, self.depth, now),
             )
         )
 
@@ -289,11 +289,11 @@ class HandoffExecutor:
             started = env.now_us()
             env.publish(
                 HandoffAttemptStartEvent(
+                    *env.stamp(h.frame, h.depth, started),
                     handoff_id=h.handoff_id,
                     call_id=h.call.id,
                     tool=h.call.name,
                     attempt=attempt,
-                    **env.stamp(h.frame, h.depth, started),
                 )
             )
             h.open_attempt = (attempt, started)
@@ -346,6 +346,7 @@ class HandoffExecutor:
         now = env.now_us()
         env.publish(
             HandoffAttemptEndEvent(
+                *env.stamp(h.frame, h.depth, now),
                 handoff_id=h.handoff_id,
                 call_id=h.call.id,
                 tool=h.call.name,
@@ -353,7 +354,6 @@ class HandoffExecutor:
                 outcome=outcome,
                 duration_ms=(now - started) / 1000,
                 error=error,
-                **env.stamp(h.frame, h.depth, now),
             )
         )
 

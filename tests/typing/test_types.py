@@ -77,4 +77,7 @@ def test_mypy_reports_a_wrong_field_name_type_or_count_in_an_emitted_handoff_end
     assert 'Unexpected keyword argument "handof_id" for "HandoffEndEvent"' in messages
     assert 'Argument "attempts" to "HandoffEndEvent" has incompatible type "str"' in messages
     assert 'Missing named argument "attempts" for "HandoffEndEvent"' in messages
+    assert 'Too many positional arguments for "HandoffEndEvent"' in messages
+    assert 'Too many positional arguments for "ToolEndEvent"' in messages
+    assert 'Missing positional arguments "t", "agent", "depth", "run_id"' in messages
     assert 'Argument 1 to "assert_never" has incompatible type' in messages

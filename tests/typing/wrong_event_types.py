@@ -16,10 +16,12 @@ def wrong(trace: Trace, env: RunEnvironment, frame: Frame) -> None:
     """Each marked line is a mistake mypy catches."""
     assert_type(trace.of_type(HandoffEndEvent), list[Event])  # wrong
     s = env.stamp(frame)
-    env.publish(ToolEndEvent(call_id="c", tool="t", status="done", output=None, **s))  # wrong
-    env.publish(ToolEndEvent(call_id=1, tool="t", status="ok", output=None, **s))  # wrong
-    env.publish(ToolEndEvent(tool="t", status="ok", output=None, **s))  # wrong
-    env.publish(ToolEndEvent(call_id="c", tool="t", status="ok", output="", seq=1, **s))  # wrong
+    env.publish(ToolEndEvent(*s, call_id="c", tool="t", status="done", output=None))  # wrong
+    env.publish(ToolEndEvent(*s, call_id=1, tool="t", status="ok", output=None))  # wrong
+    env.publish(ToolEndEvent(*s, tool="t", status="ok", output=None))  # wrong
+    env.publish(ToolEndEvent(*s, call_id="c", tool="t", status="ok", output="", seq=1))  # wrong
+    env.publish(ToolEndEvent(*s, "c", "t", "ok", None))  # wrong
+    env.publish(ToolEndEvent(*s[:4], call_id="c", tool="t", status="ok", output=None))  # wrong
 
 
 def wrong_handoff_ends(env: RunEnvironment, frame: Frame, now: int, started: int) -> None:
@@ -27,6 +29,7 @@ def wrong_handoff_ends(env: RunEnvironment, frame: Frame, now: int, started: int
     stamp = env.stamp(frame, frame.depth + 1, now)
     env.publish(
         HandoffEndEvent(  # wrong
+            *stamp,
             handof_id="handoff:c1",
             parent_handoff_id=None,
             call_id="c1",
@@ -40,11 +43,11 @@ def wrong_handoff_ends(env: RunEnvironment, frame: Frame, now: int, started: int
             duration_ms=(now - started) / 1000,
             output=None,
             error=None,
-            **stamp,
         )
     )
     env.publish(
         HandoffEndEvent(
+            *stamp,
             handoff_id="handoff:c1",
             parent_handoff_id=None,
             call_id="c1",
@@ -58,11 +61,11 @@ def wrong_handoff_ends(env: RunEnvironment, frame: Frame, now: int, started: int
             duration_ms=(now - started) / 1000,
             output=None,
             error=None,
-            **stamp,
         )
     )
     env.publish(
         HandoffEndEvent(  # wrong
+            *stamp,
             handoff_id="handoff:c1",
             parent_handoff_id=None,
             call_id="c1",
@@ -75,10 +78,9 @@ def wrong_handoff_ends(env: RunEnvironment, frame: Frame, now: int, started: int
             duration_ms=(now - started) / 1000,
             output=None,
             error=None,
-            **stamp,
         )
     )
-    env.publish(HandoffEndEvent("handoff:c1", **stamp))  # wrong
+    env.publish(HandoffEndEvent(*stamp, "handoff:c1"))  # wrong
 
 
 def wrong_types(event: AnyEvent, start: HandoffStartEvent) -> Literal["handoff_end"]:

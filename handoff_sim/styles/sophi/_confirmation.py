@@ -206,11 +206,11 @@ class _BatchRecord:
         record = cls(env, frame, batch_id, tuple(requests))
         env.publish(
             ConfirmationRequestEvent(
+                *env.stamp(frame),
                 batch_id=batch_id,
                 call_ids=tuple(r.call_id for r in requests),
                 tools=tuple(r.tool_name for r in requests),
                 risks=tuple(_tier(r.risk) for r in requests),
-                **env.stamp(frame),
             )
         )
         return record
@@ -239,13 +239,13 @@ class _BatchRecord:
         for request in self.requests:
             self.env.publish(
                 ConfirmationDecisionEvent(
+                    *self.env.stamp(self.frame),
                     batch_id=self.batch_id,
                     call_id=request.call_id,
                     tool=request.tool_name,
                     risk=_tier(request.risk),
                     decision=decisions[request.call_id],
                     error=error,
-                    **self.env.stamp(self.frame),
                 )
             )
 
