@@ -153,9 +153,9 @@ class RunEnvironment:
 
         ``depth`` overrides the frame's (a handoff's events sit one below its caller);
         ``now_us``, a reading of :meth:`now_us` a duration was taken from, is the time
-        instead of a new reading. An event takes it first, by position:
-        ``SomeEvent(*env.stamp(frame), own_field=...)``, its own fields plain values
-        worked out before (nothing that emits an event or reads the clock).
+        instead of a new reading. An event takes it first, by position
+        (``SomeEvent(*env.stamp(frame), own_field=...)``), so its own fields, worked
+        out after it, are plain values: nothing in them emits an event or reads the clock.
         """
         self._seq = seq = self._seq + 1
         if now_us is None:
