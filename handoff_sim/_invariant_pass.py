@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from handoff_sim._spans import AttemptSpan, HandoffSpan, RunSpan, Spans, ToolCallSpan, build_spans
 from handoff_sim.events import (
@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 __all__ = ["Checker", "Invariant", "Violation"]
 
 _HANDLED = tuple(EVENT_TYPES)
-SpanT = TypeVar("SpanT", RunSpan, ToolCallSpan, HandoffSpan, AttemptSpan)
 _TIME_EPSILON_MS = 0.0011  # durations are whole microseconds; timeouts round to one
 
 
@@ -94,6 +93,7 @@ class Checker:
         self.turns: dict[str, _Turn] = {}
         self.spans = Spans()
         self.index = 0
+        self.current: Any = None  # the span of the event being checked (the model's typing)
         self.child_sessions: dict[tuple[str, str], str] = {}
         self.asked: dict[tuple[str, str], tuple[ConfirmationRequestEvent, dict[str, str]]] = {}
         self.refused: set[tuple[str, str]] = set()
@@ -129,21 +129,17 @@ class Checker:
 
     # -- runs and model turns ----------------------------------------------------------------
 
-    def span(self, kind: type[SpanT]) -> SpanT:
-        """The span of the event being checked."""
-        found = self.spans.at[self.index]
-        assert isinstance(found, kind)
-        return found
-
     def _on_run_start(self, e: RunStartEvent) -> None:
-        if self.span(RunSpan).again:
+        run: RunSpan = self.current
+        if run.again:
             self.add(Invariant.BALANCE, f"run {e.run_id} started twice", e)
         self.agents[e.run_id] = self._resolve(e)
         self.run_depth[e.run_id] = e.depth
         self.steps[e.run_id] = 0
 
     def _on_run_end(self, e: RunEndEvent) -> None:
-        if self.span(RunSpan).start is None:
+        run: RunSpan = self.current
+        if run.start is None:
             self.add(Invariant.BALANCE, f"run_end of {e.run_id} without an open run_start", e)
         if e.status == "completed":
             self._check_barrier(e.run_id, e)
@@ -180,7 +176,8 @@ class Checker:
     # -- tool calls -------------------------------------------------------------------------
 
     def _on_tool_start(self, e: ToolStartEvent) -> None:
-        if self.span(ToolCallSpan).again:
+        call: ToolCallSpan = self.current
+        if call.again:
             self.add(Invariant.BALANCE, f"tool call {e.call_id} in {e.run_id} started twice", e)
         turn = self.turns.get(e.run_id)
         label = f"{e.call_id}:{e.tool}"
@@ -195,7 +192,8 @@ class Checker:
             turn.started += 1
 
     def _on_tool_end(self, e: ToolEndEvent) -> None:
-        if self.span(ToolCallSpan).start is None:
+        call: ToolCallSpan = self.current
+        if call.start is None:
             self.add(
                 Invariant.BALANCE, f"tool_end of {e.call_id} in {e.run_id} without tool_start", e
             )
@@ -220,7 +218,8 @@ class Checker:
     # -- handoffs ---------------------------------------------------------------------------
 
     def _on_handoff_start(self, e: HandoffStartEvent) -> None:
-        if self.span(HandoffSpan).again:
+        handoff: HandoffSpan = self.current
+        if handoff.again:
             self.add(Invariant.BALANCE, f"{e.handoff_id} in {e.run_id} started twice", e)
         if e.session_id is not None:
             self.child_sessions[(e.run_id, e.session_id)] = e.tool
@@ -240,7 +239,7 @@ class Checker:
             )
 
     def _on_handoff_attempt_start(self, e: HandoffAttemptStartEvent) -> None:
-        attempt = self.span(AttemptSpan)
+        attempt: AttemptSpan = self.current
         handoff = attempt.handoff
         if not attempt.inside or handoff is None or handoff.start is None:
             self.add(Invariant.BALANCE, f"attempt of {e.handoff_id} outside its handoff", e)
@@ -269,7 +268,8 @@ class Checker:
             self.add(broken, f"{e.handoff_id} ran an attempt although {reason}", e)
 
     def _on_handoff_attempt_end(self, e: HandoffAttemptEndEvent) -> None:
-        if self.span(AttemptSpan).start is None:
+        attempt: AttemptSpan = self.current
+        if attempt.start is None:
             self.add(
                 Invariant.BALANCE, f"attempt {e.attempt} of {e.handoff_id} ended without start", e
             )
@@ -293,7 +293,7 @@ class Checker:
             )
 
     def _on_handoff_end(self, e: HandoffEndEvent) -> None:
-        span = self.span(HandoffSpan)
+        span: HandoffSpan = self.current
         if span.start is None:
             again = "a second handoff_end" if span.again else "handoff_end"
             self.add(Invariant.BALANCE, f"{e.handoff_id}: {again} without handoff_start", e)
@@ -372,10 +372,10 @@ class Checker:
         handlers: dict[str, Callable[[Event], None]] = {
             kind: getattr(self, f"_on_{kind}") for kind in _HANDLED
         }
-        for index, event in enumerate(events):
+        for index, (event, span) in enumerate(zip(events, self.spans.at, strict=True)):
             handler = handlers.get(event.type)
             if handler is not None:
-                self.index = index
+                self.index, self.current = index, span
                 handler(event)
         self.finish()
         return self.violations

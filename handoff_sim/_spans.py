@@ -196,7 +196,13 @@ class _Builder:
     """The state of the one pass: what is open under which key."""
 
     def __init__(self) -> None:
-        self.spans = Spans()
+        self.spans = spans = Spans()
+        self.runs, self.model_calls, self.tool_calls = (
+            spans.runs,
+            spans.model_calls,
+            spans.tool_calls,
+        )
+        self.handoffs, self.attempts, self.last_run = spans.handoffs, spans.attempts, spans.last_run
         self.open_runs: dict[str, RunSpan] = {}
         self.pending: dict[str, ModelCallSpan] = {}
         self.open_tools: dict[_Key, ToolCallSpan] = {}
@@ -232,18 +238,18 @@ class _Builder:
     # -- runs and model calls ---------------------------------------------------------------
 
     def run_start(self, index: int, e: RunStartEvent) -> RunSpan:
-        run = RunSpan(e.run_id, e, index, again=e.run_id in self.spans.last_run)
+        run = RunSpan(e.run_id, e, index, again=e.run_id in self.last_run)
         if e.parent_run_id is not None:
             run.caller = self.open_runs.get(e.parent_run_id)
-        self.open_runs[e.run_id] = self.spans.last_run[e.run_id] = run
-        self.spans.runs.append(run)
+        self.open_runs[e.run_id] = self.last_run[e.run_id] = run
+        self.runs.append(run)
         return run
 
     def run_end(self, index: int, e: RunEndEvent) -> RunSpan:
         run = self.open_runs.pop(e.run_id, None)
         if run is None:
             run = RunSpan(e.run_id, None, -1)
-            self.spans.runs.append(run)
+            self.runs.append(run)
         run.end, run.end_at = e, index
         return run
 
@@ -253,7 +259,7 @@ class _Builder:
         else:
             call = ModelCallSpan(e.run_id, None, -1, e, index)
         call.run = self.open_runs.get(e.run_id)
-        self.spans.model_calls.append(call)
+        self.model_calls.append(call)
         return call
 
     # -- tool calls and handoffs --------------------------------------------------------------
@@ -263,14 +269,14 @@ class _Builder:
         call = ToolCallSpan(e.run_id, e.call_id, e, index, again=key in self.open_tools)
         call.run = self.open_runs.get(e.run_id)
         self.open_tools[key] = call
-        self.spans.tool_calls.append(call)
+        self.tool_calls.append(call)
         return call
 
     def tool_end(self, index: int, e: ToolEndEvent) -> ToolCallSpan:
         call = self.open_tools.pop((e.run_id, e.call_id), None)
         if call is None:
             call = ToolCallSpan(e.run_id, e.call_id, None, -1, run=self.open_runs.get(e.run_id))
-            self.spans.tool_calls.append(call)
+            self.tool_calls.append(call)
         call.end, call.end_at = e, index
         return call
 
@@ -283,7 +289,7 @@ class _Builder:
             span.tool_call, call.handoff = call, span
         self.nest(span, e.parent_handoff_id)
         self.open_handoffs[key] = self.last_handoff[key] = span
-        self.spans.handoffs.append(span)
+        self.handoffs.append(span)
         return span
 
     def handoff_end(self, index: int, e: HandoffEndEvent) -> HandoffSpan:
@@ -294,7 +300,7 @@ class _Builder:
             span = HandoffSpan(e.run_id, e.handoff_id, None, -1, again=key in self.last_handoff)
             span.run = self.open_runs.get(e.run_id)
             self.nest(span, e.parent_handoff_id)
-            self.spans.handoffs.append(span)
+            self.handoffs.append(span)
         span.end, span.end_at = e, index
         return span
 
@@ -320,7 +326,7 @@ class _Builder:
             handoff.started_attempts += 1
             attempt.ordinal = handoff.started_attempts
         self.open_attempts[(e.run_id, e.handoff_id, e.attempt)] = attempt
-        self.spans.attempts.append(attempt)
+        self.attempts.append(attempt)
         return attempt
 
     def attempt_end(self, index: int, e: HandoffAttemptEndEvent) -> AttemptSpan:
@@ -330,7 +336,7 @@ class _Builder:
             attempt = AttemptSpan(e.attempt, None, -1, handoff=handoff, inside=False)
             if handoff is not None:
                 handoff.attempts.append(attempt)
-            self.spans.attempts.append(attempt)
+            self.attempts.append(attempt)
         attempt.end, attempt.end_at = e, index
         return attempt
 

@@ -204,6 +204,16 @@ class Trace(Sequence[Event]):
     def __hash__(self) -> int:
         return hash(self._events)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its span model, which is rebuilt when a query needs it."""
+        slots = {name for cls in type(self).__mro__ for name in getattr(cls, "__slots__", ())}
+        return {name: getattr(self, name) for name in slots - {"_spans"} if hasattr(self, name)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        self._spans = None
+
     def __repr__(self) -> str:
         return f"Trace({len(self._events)} events)"
 

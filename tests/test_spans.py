@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Iterator, Sequence
 from typing import Any, overload
 
@@ -254,6 +255,17 @@ def test_a_trace_builds_its_spans_once() -> None:
     trace = _nested_run()
     assert trace.spans() is trace.spans()
     assert isinstance(trace.spans().handoffs[0], HandoffSpan)
+
+
+def test_a_pickled_trace_leaves_its_span_model_behind_and_rebuilds_it() -> None:
+    trace = _nested_run()
+    trace.spans()
+    alone = _nested_run()
+    assert len(pickle.dumps(trace)) == len(pickle.dumps(alone))
+    again = pickle.loads(pickle.dumps(trace))
+    assert again == trace
+    assert again.handoffs() == trace.handoffs()
+    assert again.render_tree() == trace.render_tree()
 
 
 def test_handoff_records_equal_by_value_across_identical_traces() -> None:

@@ -249,7 +249,7 @@ def _row_data(row: Row) -> list[Any]:
 
 
 def _timeline(trace: Trace) -> str:
-    timeline = build_timeline(trace.events)
+    timeline = build_timeline(trace)  # a Trace: its span model is built once for both
     caption = "virtual time" if timeline.mode == "time" else "event order (no virtual time passed)"
     data = {
         "mode": timeline.mode,
@@ -301,7 +301,7 @@ def _run(run: RunSpan, turns: int) -> str:
 
 
 def _tree(trace: Trace) -> str:
-    spans = collect_spans(trace.events)
+    spans = collect_spans(trace)
     items = "".join(_run(r, len(spans.runs)) for r in spans.runs)
     items += "".join(_node(o) for o in spans.orphans)
     count = spans.handoffs

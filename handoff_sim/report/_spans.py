@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from handoff_sim import _spans as model
 from handoff_sim.events import (
@@ -20,13 +19,15 @@ from handoff_sim.events import (
     HandoffEndEvent,
     RunEndEvent,
 )
+from handoff_sim.trace import Trace
 
 __all__ = ["AttemptSpan", "HandoffSpan", "Mark", "RunSpan", "Spans", "collect_spans"]
 
 _Key = tuple[str, str]
 
 
-class Mark(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Mark:
     """Where an event is: its index in the trace and its virtual time in seconds."""
 
     index: int
@@ -167,8 +168,12 @@ def _top_runs(spans: model.Spans) -> dict[str, RunSpan]:
 
 
 def collect_spans(events: Sequence[Event], spans: model.Spans | None = None) -> Spans:
-    """The runs and handoff tree of ``events``, in start order (``spans``: their model)."""
-    spans = spans if spans is not None else model.build_spans(events)
+    """The runs and handoff tree of ``events``, in start order (``spans``: their model).
+
+    Given a :class:`Trace`, the trace's own span model is read (built once per trace).
+    """
+    if spans is None:
+        spans = events.spans() if isinstance(events, Trace) else model.build_spans(events)
     decisions = {
         (e.run_id, e.call_id): e for e in events if isinstance(e, ConfirmationDecisionEvent)
     }
