@@ -210,21 +210,6 @@ class _Builder:
         self.last_handoff: dict[_Key, HandoffSpan] = {}
         self.open_attempts: dict[tuple[str, str, int], AttemptSpan] = {}
 
-    def handlers(self) -> dict[type[Event], Callable[[int, Any], Span]]:
-        """The reader of each event type that opens or closes a span."""
-        return {
-            RunStartEvent: self.run_start,
-            RunEndEvent: self.run_end,
-            ModelRequestEvent: self.model_call,
-            ModelResponseEvent: self.model_call,
-            ToolStartEvent: self.tool_start,
-            ToolEndEvent: self.tool_end,
-            HandoffStartEvent: self.handoff_start,
-            HandoffEndEvent: self.handoff_end,
-            HandoffAttemptStartEvent: self.attempt_start,
-            HandoffAttemptEndEvent: self.attempt_end,
-        }
-
     def answer(self, index: int, e: Event) -> ModelCallSpan | None:
         """Close the run's unanswered model call: by ``e`` when it is the response."""
         pending = self.pending.pop(e.run_id, None)
@@ -411,11 +396,30 @@ def _table(
     return table
 
 
+_HANDLERS: dict[type[Event], Callable[[_Builder, int, Any], Span]] = {
+    RunStartEvent: _Builder.run_start,
+    RunEndEvent: _Builder.run_end,
+    ModelRequestEvent: _Builder.model_call,
+    ModelResponseEvent: _Builder.model_call,
+    ToolStartEvent: _Builder.tool_start,
+    ToolEndEvent: _Builder.tool_end,
+    HandoffStartEvent: _Builder.handoff_start,
+    HandoffEndEvent: _Builder.handoff_end,
+    HandoffAttemptStartEvent: _Builder.attempt_start,
+    HandoffAttemptEndEvent: _Builder.attempt_end,
+}
+"""The reader of each event type that opens or closes a span."""
+_PAUSE_FROM = 10_000  # events: below, pausing the collector costs more than it saves
+
+
 def build_spans(events: Sequence[Event]) -> Spans:
     """The spans of ``events`` in one pass, linear in their number."""
     builder = _Builder()
-    with _collector_paused():
+    if len(events) < _PAUSE_FROM:
         _read_all(events, builder)
+    else:
+        with _collector_paused():
+            _read_all(events, builder)
     return builder.spans
 
 
@@ -434,12 +438,14 @@ def _collector_paused() -> Iterator[None]:
 def _read_all(events: Sequence[Event], builder: _Builder) -> None:
     at = builder.spans.at
     pending = builder.pending
-    handlers = builder.handlers()
+    handlers = _HANDLERS
     for index, event in enumerate(events):
         if event.run_id in pending and (answered := builder.answer(index, event)) is not None:
             at.append(answered)
             continue
         handler = handlers.get(type(event))
         at.append(
-            handler(index, event) if handler is not None else builder.open_runs.get(event.run_id)
+            handler(builder, index, event)
+            if handler is not None
+            else builder.open_runs.get(event.run_id)
         )
