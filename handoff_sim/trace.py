@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from os import PathLike
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
-from handoff_sim._spans import HandoffSpan, Spans, build_spans
+from handoff_sim._spans import AttemptSpan, HandoffSpan, Spans, build_spans
 from handoff_sim._terminal import escape_text, escape_value
 from handoff_sim.events import (
     ConfirmationDecisionEvent,
@@ -129,6 +129,12 @@ class HandoffRecord:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _RECORD_FIELDS)
         return f"HandoffRecord({shown})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # pickled with its own events only, not the trace's whole span graph
+        span = self._span
+        ends = tuple(a.end for a in span.attempts if a.end is not None)
+        return (_detached_record, (span.start, span.end, ends))
+
     def summary(self) -> dict[str, Any]:
         """The fields a scenario's ``expect.handoffs`` compares."""
         return {
@@ -138,6 +144,15 @@ class HandoffRecord:
             "attempts": self.attempts,
             "depth": self.depth,
         }
+
+
+def _detached_record(
+    start: HandoffStartEvent, end: HandoffEndEvent, attempt_ends: tuple[HandoffAttemptEndEvent, ...]
+) -> HandoffRecord:
+    """A record unpickled: a span of its own events, its place in the trace unknown."""
+    span = HandoffSpan(end.run_id, end.handoff_id, start, -1, end)
+    span.attempts = [AttemptSpan(e.attempt, None, -1, e) for e in attempt_ends]
+    return HandoffRecord(span)
 
 
 _RECORD_FIELDS = (

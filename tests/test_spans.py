@@ -27,7 +27,11 @@ _STAMP: dict[str, Any] = {"t": 0.0, "agent": "boss", "depth": 0}
 
 
 def _start(seq: int, run_id: str, call: str, **extra: Any) -> HandoffStartEvent:
-    fields = {"parent_handoff_id": None, "session_mode": "new_session", "session_id": None}
+    fields: dict[str, Any] = {
+        "parent_handoff_id": None,
+        "session_mode": "new_session",
+        "session_id": None,
+    }
     fields.update(extra)
     return HandoffStartEvent(
         seq=seq,
@@ -266,6 +270,16 @@ def test_a_pickled_trace_leaves_its_span_model_behind_and_rebuilds_it() -> None:
     assert again == trace
     assert again.handoffs() == trace.handoffs()
     assert again.render_tree() == trace.render_tree()
+
+
+def test_a_pickled_handoff_record_carries_its_own_events_not_the_whole_trace() -> None:
+    trace = _nested_run()
+    record = trace.handoffs()[0]
+    copy = pickle.loads(pickle.dumps(record))
+    assert copy == record
+    assert repr(copy) == repr(record)
+    assert copy.attempt_outcomes == record.attempt_outcomes == ("ok",)
+    assert len(pickle.dumps(record)) < len(pickle.dumps(trace))
 
 
 def test_handoff_records_equal_by_value_across_identical_traces() -> None:

@@ -35,9 +35,9 @@ def _fan_out(count: int) -> list[Event]:
     """One run starts ``count`` handoffs and their attempts, then every child run, then ends."""
     boss: dict[str, Any] = {"agent": "boss", "depth": 0, "run_id": "boss"}
     events: list[Event] = [RunStartEvent(seq=0, t=0.0, input="go", session_id="s", **boss)]
-    handoff = {"tool": "delegate_w", **boss, "depth": 1}
+    handoff: dict[str, Any] = {"tool": "delegate_w", **boss, "depth": 1}
     for i in range(count):
-        ids = {"handoff_id": f"handoff:c{i}", "call_id": f"c{i}"}
+        ids: dict[str, Any] = {"handoff_id": f"handoff:c{i}", "call_id": f"c{i}"}
         events.append(
             HandoffStartEvent(
                 seq=len(events), t=0.0, parent_handoff_id=None, subagent="w",
