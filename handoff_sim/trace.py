@@ -439,10 +439,10 @@ def _short(text: str | None, limit: int = 60) -> str:
 
 
 def _describe(r: HandoffRecord) -> str:
+    """One handoff on one line; a control character in any value is shown as an escape."""
     parts = [f"{r.agent} → {r.subagent} via {r.tool} [{r.handoff_id}]", f"status={r.status}"]
     if r.reason:
         parts.append(f"reason={r.reason}")
-    """One handoff on one line; a control character in any value is shown as an escape."""
     parts.append(f"attempts={r.attempts}")
     parts.append(f"depth={r.depth}")
     parts.append(f"{_ms(r.duration_ms / 1000)}")
@@ -504,7 +504,7 @@ def _handoff_end_fields(e: HandoffEndEvent) -> str:
 
 
 def _render_event(e: Event) -> str:
+    """One event on one line; a control character in any value is shown as an escape."""
     indent = "  " * e.depth
     line = f"{e.seq:>4} {_ms(e.t):>10} {indent}{e.type:<21} {e.agent}: {_fields(e)}"
     return escape_value(line.rstrip())
-    """One event on one line; a control character in any value is shown as an escape."""
