@@ -24,8 +24,8 @@ from handoff_sim.events import (
     RunStartEvent,
 )
 from handoff_sim.invariants import check_invariants
-from handoff_sim.otel._plan import plan_spans
 from handoff_sim.report._spans import collect_spans
+from tests._helpers import NEEDS_OTEL
 
 FAN_OUT = 30_000
 OUTER_LIMIT_S = 120.0  # generous: the pass takes a few seconds here
@@ -83,7 +83,10 @@ def _within_limit(work: Callable[[], object]) -> Any:
 
 
 @pytest.mark.slow
+@NEEDS_OTEL
 def test_thirty_thousand_open_attempts_each_get_their_own_child_run_span() -> None:
+    from handoff_sim.otel._plan import plan_spans
+
     events = _fan_out(FAN_OUT)
     planned = _within_limit(lambda: plan_spans(events))
     runs = {s.attributes["handoff_sim.run_id"]: s for s in planned if s.key.startswith("run:")}

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from handoff_sim.events import Event, HandoffEndEvent, HandoffStartEvent
+from tests._helpers import skip_reason
+
+pytest.importorskip("opentelemetry.sdk", reason=skip_reason("otel"))
+
 from handoff_sim.otel._plan import plan_spans
 
 _AT: dict[str, Any] = {"t": 0.5, "agent": "boss", "depth": 1, "run_id": "r"}
