@@ -15,11 +15,38 @@ from handoff_sim.adapters._capture import Capture, Transfer
 from handoff_sim.simulation import Simulation
 from handoff_sim.trace import Trace
 
-__all__ = ["InlineExecutor", "RunInput", "SimulatedRun", "simulate_with"]
+__all__ = ["InlineExecutor", "RunInput", "SimulatedRun", "refusing_sync_calls", "simulate_with"]
 
 T = TypeVar("T")
 
 RunInput = Awaitable[T] | Callable[[], Awaitable[T]]
+
+# What asyncio and the frameworks say when a sync entry point meets a running loop.
+_LOOP_RUNNING = ("event loop is already running", "when an event loop is already running")
+
+
+def refusing_sync_calls(run: RunInput[T], refusal: Callable[[], Exception]) -> RunInput[T]:
+    """``run``, where a framework's sync entry point called inside raises ``refusal()``.
+
+    A sync entry point (``run_sync``) drives an event loop of its own; on the virtual-time
+    loop, which is already running, it can only fail, and the framework's or asyncio's
+    words do not say which async call to pass instead: ``refusal()`` does.
+    """
+    if inspect.isawaitable(run) or not callable(run):
+        return run
+    function = run
+
+    def start() -> Awaitable[T]:
+        try:
+            return function()
+        except RuntimeError as exc:
+            if not any(words in str(exc) for words in _LOOP_RUNNING):
+                raise
+            raise refusal() from exc
+
+    return start
+
+
 """A coroutine, or a function of no arguments that returns one."""
 
 

@@ -26,6 +26,10 @@ from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture  # noqa: E402
 from handoff_sim.adapters._oai_governed import HandoffDeniedInRunError, governed  # noqa: E402
 from handoff_sim.adapters._oai_handoffs import governed_handoffs  # noqa: E402
 from handoff_sim.adapters._oai_model import SimModel  # noqa: E402
+from handoff_sim.adapters._oai_sync import (  # noqa: E402
+    SyncEntryPointError,
+    refusing_sync_entry_points,
+)
 from handoff_sim.adapters._simulate import RunInput, SimulatedRun, T, simulate_with  # noqa: E402
 from handoff_sim.simulation import DEFAULT_DEADLINE  # noqa: E402
 
@@ -76,13 +80,17 @@ def simulate_run(
     its virtual duration. Latencies and timeouts cost no wall time; a run in which
     every task waits forever raises ``VirtualDeadlockError``. With
     ``raise_errors=False`` an error of the run is returned in ``.error`` with the
-    trace up to it.
+    trace up to it. ``Runner.run_sync`` cannot run on that loop: it is refused with a
+    ``UserError`` naming the async call.
     """
-    return simulate_with(
+    simulated = simulate_with(
         capture,
-        run,
+        refusing_sync_entry_points(run),
         seed=seed,
         wall_clock=wall_clock,
         deadline=deadline,
         raise_errors=raise_errors,
     )
+    if isinstance(simulated.error, SyncEntryPointError):
+        raise simulated.error  # a mistake in the test, not an outcome of the run
+    return simulated

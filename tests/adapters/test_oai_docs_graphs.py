@@ -445,3 +445,21 @@ def test_a_denied_transfer_outside_any_capture_still_reaches_the_model_as_its_re
     result = asyncio.run(Runner.run(triage, "refund", run_config=config))
     assert result.final_output == "sorry"
     assert result.last_agent is triage
+
+
+@pytest.mark.parametrize("raise_errors", [True, False])
+def test_runner_run_sync_in_virtual_time_is_refused_naming_the_async_call(
+    raise_errors: bool,
+) -> None:
+    from agents import Agent, Runner
+    from agents.exceptions import UserError
+
+    from handoff_sim.adapters.openai_agents import SimModel, simulate_run
+    from handoff_sim.testing import ScriptedModel
+
+    helper = Agent(name="helper", model=SimModel(ScriptedModel(["hi"])))
+    with pytest.raises(UserError, match=r"await Runner\.run\(agent, \.\.\.\)") as caught:
+        simulate_run(lambda: Runner.run_sync(helper, "go"), raise_errors=raise_errors)
+    assert "cannot be called when an event loop is already running" not in str(caught.value)
+    assert "simulate_run(lambda: Runner.run(agent, ...))" in str(caught.value)
+    assert isinstance(caught.value.__cause__, RuntimeError)
