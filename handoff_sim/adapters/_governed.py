@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, cast
 
 from handoff_sim._context import (
@@ -26,7 +27,7 @@ from handoff_sim._context import (
 )
 from handoff_sim._safe import JsonProblem, describe_error, parse_json
 from handoff_sim.adapters._capture import Adoption, adopting
-from handoff_sim.adapters._recording import recorder_for
+from handoff_sim.adapters._recording import RunRecord, recorder_for
 from handoff_sim.errors import UnknownToolError
 from handoff_sim.messages import ToolCall
 from handoff_sim.sessions import Session
@@ -78,6 +79,14 @@ class _AttemptTarget(_Named):
         self.attempt = attempt
         self.run_name = run_name
 
+    def run_input(self, user_input: str) -> str | None:
+        """The input the run's ``run_start`` shows (None: the framework run says it)."""
+        return user_input
+
+    def attempting(self, record: RunRecord) -> AbstractContextManager[object]:
+        """The context the framework run starts in: it adopts ``record`` as its run."""
+        return adopting(Adoption(record))
+
     async def run_as_subagent(
         self, user_input: str, session: Session, *, depth: int, handoff_id: str
     ) -> tuple[str | None, int]:
@@ -92,10 +101,10 @@ class _AttemptTarget(_Named):
             parent_run_id=parent.run_id,
             handoff_id=handoff_id,
             session=session,
-            input=user_input,
+            input=self.run_input(user_input),
         )
         try:
-            with use_frame(record.frame), adopting(Adoption(record)):
+            with use_frame(record.frame), self.attempting(record):
                 output = await self.attempt(self.call)
         except asyncio.CancelledError:
             recorder.close_run(record, "cancelled")

@@ -9,18 +9,18 @@ The first agent run inside the body is the handoff's child run in the trace.
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints, overload
 
 from pydantic import TypeAdapter
 from pydantic_ai import RunContext
 from pydantic_core import to_json
 
-from handoff_sim._context import current_environment, current_frame, use_frame
-from handoff_sim._safe import describe_error, parse_json
+from handoff_sim._context import current_frame
+from handoff_sim._safe import parse_json
 from handoff_sim.adapters._capture import ToolInFlight, adopting, clearing_tool, current_tool
 from handoff_sim.adapters._errors import GovernanceError
 from handoff_sim.adapters._governed import Fallback, Governor, _AttemptTarget
@@ -32,9 +32,8 @@ from handoff_sim.adapters._pai_results import (
     framework_text,
     new_outcome,
 )
-from handoff_sim.adapters._recording import recorder_for
+from handoff_sim.adapters._recording import RunRecord
 from handoff_sim.messages import ToolCall
-from handoff_sim.sessions import Session
 from handoff_sim.subagents.policy import HandoffPolicy
 
 if TYPE_CHECKING:
@@ -54,32 +53,16 @@ class _BodyTarget(_AttemptTarget):
 
     __slots__ = ()
 
-    async def run_as_subagent(
-        self, user_input: str, session: Session, *, depth: int, handoff_id: str
-    ) -> tuple[str | None, int]:
-        env, parent = current_environment(), current_frame()
-        assert env is not None, "run by the handoff executor"
-        assert parent is not None, "run by the handoff executor"
-        recorder = recorder_for(env)
-        record = recorder.open_run(
-            self.run_name,
-            depth=depth,
-            parent_run_id=parent.run_id,
-            handoff_id=handoff_id,
-            session=session,
-        )
-        try:
-            with use_frame(record.frame), adopting(NamedByRun(record)), clearing_tool():
-                output = await self.attempt(self.call)
-        except asyncio.CancelledError:
-            recorder.close_run(record, "cancelled")
-            raise
-        except BaseException as exc:
-            recorder.close_run(record, "failed", error=describe_error(exc))
-            raise
-        record.output = output
-        recorder.close_run(record, "completed")
-        return output, record.steps
+    def run_input(self, user_input: str) -> str | None:
+        """None: the delegate's first prompt becomes the run's input."""
+        return None
+
+    @contextmanager
+    def attempting(self, record: RunRecord) -> Iterator[None]:
+        """The body's first agent run adopts ``record``, named after that agent, with no
+        tool call of the parent's in flight."""
+        with adopting(NamedByRun(record)), clearing_tool():
+            yield
 
 
 class _BodyMount(PydanticAIMount):
