@@ -47,6 +47,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_agent_checks",
             "_context",
             "_mermaid",
+            "_text_forms",
             "_otlp",
             "_react_loop",
             "_tool_calls",
