@@ -37,7 +37,14 @@ if _typing.TYPE_CHECKING:
     from handoff_sim.events import Event
     from handoff_sim.hooks import hookimpl
     from handoff_sim.invariants import check_invariants
-    from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
+    from handoff_sim.messages import (
+        Message,
+        ModelRequest,
+        ModelResponse,
+        ToolCall,
+        ToolSpec,
+        Usage,
+    )
     from handoff_sim.models import ModelClient
     from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
     from handoff_sim.simulation import Simulation, simulate
@@ -83,6 +90,7 @@ __all__ = [
     "Trace",
     "Transfer",
     "UnknownToolError",
+    "Usage",
     "check_invariants",
     "current_depth",
     "hookimpl",
@@ -112,6 +120,7 @@ _HOME = {
     "ModelResponse": "handoff_sim.messages",
     "ToolCall": "handoff_sim.messages",
     "ToolSpec": "handoff_sim.messages",
+    "Usage": "handoff_sim.messages",
     "ModelClient": "handoff_sim.models",
     "InMemorySessionStore": "handoff_sim.sessions",
     "JsonlSessionStore": "handoff_sim.sessions",

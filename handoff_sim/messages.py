@@ -24,6 +24,7 @@ __all__ = [
     "Role",
     "ToolCall",
     "ToolSpec",
+    "Usage",
     "check_response",
     "plain_response",
 ]
@@ -186,11 +187,19 @@ class ModelRequest(msgspec.Struct, frozen=True, kw_only=True):
         return tuple(reversed(out))
 
 
+class Usage(msgspec.Struct, frozen=True, kw_only=True):
+    """The tokens one model call used, as its provider counted them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
 class ModelResponse(msgspec.Struct, frozen=True, kw_only=True):
-    """A model's answer: optional text and any number of tool calls."""
+    """A model's answer: optional text, any number of tool calls, and what it used."""
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage | None = None
 
 
 def check_response(response: object, *, agent: str, step: int) -> ModelResponse:
@@ -210,7 +219,9 @@ def check_response(response: object, *, agent: str, step: int) -> ModelResponse:
     assert isinstance(response, ModelResponse)
     if isinstance(response.tool_calls, tuple):
         return response
-    return ModelResponse(text=response.text, tool_calls=tuple(response.tool_calls))
+    return ModelResponse(
+        text=response.text, tool_calls=tuple(response.tool_calls), usage=response.usage
+    )
 
 
 def plain_response(response: object) -> TypeGuard[ModelResponse]:
@@ -219,6 +230,8 @@ def plain_response(response: object) -> TypeGuard[ModelResponse]:
         return False
     text, calls = response.text, response.tool_calls
     if type(calls) is not tuple or not (text is None or type(text) is str):
+        return False
+    if response.usage is not None and type(response.usage) is not Usage:
         return False
     for call in calls:
         if type(call) is not ToolCall or type(call.name) is not str:
@@ -233,6 +246,8 @@ def _response_problem(response: object) -> str | None:
         return f"complete() returned {type(response).__name__}, expected a ModelResponse"
     if response.text is not None and not isinstance(response.text, str):
         return f"text must be a str or None, got {type(response.text).__name__}"
+    if response.usage is not None and not isinstance(response.usage, Usage):
+        return f"usage must be a Usage or None, got {type(response.usage).__name__}"
     calls = response.tool_calls
     if not isinstance(calls, tuple | list):
         return f"tool_calls must be a list or tuple of ToolCall, got {type(calls).__name__}"

@@ -58,6 +58,7 @@ TOP_LEVEL = [
     "Trace",
     "Transfer",
     "UnknownToolError",
+    "Usage",
     "check_invariants",
     "current_depth",
     "hookimpl",

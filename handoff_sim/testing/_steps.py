@@ -9,11 +9,23 @@ from typing import Any
 from handoff_sim._durations import parse_duration
 from handoff_sim._safe import JsonProblem, dump_json, error_message
 from handoff_sim.errors import ConfigurationError, PatternTimeoutError, ScriptAssertionError
-from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
+from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, Usage
 
 __all__ = ["ScriptStep", "SimulatedModelError", "check_request", "parse_step", "parse_steps"]
 
-_STEP_KEYS = {"text", "tool_calls", "error", "latency", "expect", "check"}
+_STEP_KEYS = {
+    "text",
+    "tool_calls",
+    "error",
+    "latency",
+    "expect",
+    "check",
+    "usage",
+    "request",
+    "first_chunk",
+    "cancelled",
+}
+_USAGE_KEYS = ("input_tokens", "output_tokens")
 _EXPECT_KEYS = {"last_tool_result_contains", "tools_include", "input_contains"}
 
 
@@ -23,7 +35,12 @@ class SimulatedModelError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class ScriptStep:
-    """One scripted model turn: a response, or an error to raise, after ``latency`` seconds."""
+    """One scripted model turn: a response, or an error to raise, after ``latency`` seconds.
+
+    A recording's steps also carry the ``request`` they answered (its fingerprint, as
+    written), the time to the ``first_chunk`` of a streamed answer, and ``cancelled`` for
+    a call cut off before it answered: such a step never answers.
+    """
 
     response: ModelResponse | None
     error: str | None = None
@@ -31,6 +48,9 @@ class ScriptStep:
     expect: Mapping[str, Any] | None = None
     check: Callable[[ModelRequest], object] | None = None
     exception: BaseException | None = None
+    request: Mapping[str, Any] | None = None
+    first_chunk: float | None = None
+    cancelled: bool = False
 
 
 def _tool_call(raw: Any, where: str) -> ToolCall:
@@ -70,7 +90,8 @@ def parse_step(raw: Any, index: int, *, where: str | None = None) -> ScriptStep:
     """A step as a ScriptStep; ``where`` starts error messages (default ``script step <index>``).
 
     Accepted: a dict (``text`` / ``tool_calls`` / ``error``, optional ``latency``, ``expect``,
-    ``check``), a string (text), a list of tool calls, an exception (raised), a ModelResponse.
+    ``check``, and a recording's ``usage``, ``request``, ``first_chunk``, ``cancelled``), a
+    string (text), a list of tool calls, an exception (raised), a ModelResponse.
     """
     where = where or f"script step {index}"
     simple = _non_dict_step(raw, where)
@@ -86,14 +107,59 @@ def parse_step(raw: Any, index: int, *, where: str | None = None) -> ScriptStep:
         latency = parse_duration(raw.get("latency", 0))
     except ValueError as exc:
         raise ConfigurationError(f"{where}: latency: {exc}") from None
+    extra = _recorded_fields(raw, where)
+    if extra["cancelled"]:
+        return ScriptStep(None, None, latency, expect, raw.get("check"), **extra)
     if "error" in raw:
-        return ScriptStep(None, str(raw["error"]), latency, expect, raw.get("check"))
+        return ScriptStep(None, str(raw["error"]), latency, expect, raw.get("check"), **extra)
     calls = tuple(_tool_call(c, where) for c in raw.get("tool_calls") or ())
     text = raw.get("text")
     if text is None and not calls and "text" not in raw:
         raise ConfigurationError(f"{where}: needs 'text', 'tool_calls' or 'error'")
-    response = ModelResponse(text=text, tool_calls=calls)
-    return ScriptStep(response, None, latency, expect, raw.get("check"))
+    response = ModelResponse(text=text, tool_calls=calls, usage=_usage(raw.get("usage"), where))
+    return ScriptStep(response, None, latency, expect, raw.get("check"), **extra)
+
+
+def _duration(raw: Mapping[str, Any], key: str, where: str) -> float | None:
+    if raw.get(key) is None:
+        return None
+    try:
+        return parse_duration(raw[key])
+    except ValueError as exc:
+        raise ConfigurationError(f"{where}: {key}: {exc}") from None
+
+
+def _recorded_fields(raw: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """What a recording adds to a step: the request it answered, first chunk, cancelled."""
+    cancelled = raw.get("cancelled", False)
+    if not isinstance(cancelled, bool):
+        raise ConfigurationError(f"{where}: cancelled must be true or false")
+    answers = sorted({"text", "tool_calls", "error"} & set(raw))
+    if cancelled and answers:
+        raise ConfigurationError(
+            f"{where}: a step with 'cancelled: true' never answers: it cannot have {answers}"
+        )
+    request = raw.get("request")
+    if request is not None and not isinstance(request, Mapping):
+        raise ConfigurationError(f"{where}: request must be a mapping (a request fingerprint)")
+    return {
+        "request": request,
+        "first_chunk": _duration(raw, "first_chunk", where),
+        "cancelled": cancelled,
+    }
+
+
+def _usage(raw: object, where: str) -> Usage | None:
+    """``{input_tokens, output_tokens}`` (or a Usage) as a Usage; counts are whole and >= 0."""
+    if raw is None or isinstance(raw, Usage):
+        return raw
+    if not isinstance(raw, Mapping) or set(raw) - set(_USAGE_KEYS):
+        raise ConfigurationError(f"{where}: usage takes only {list(_USAGE_KEYS)}")
+    counts = {key: raw.get(key, 0) for key in _USAGE_KEYS}
+    for key, count in counts.items():
+        if type(count) is not int or count < 0:
+            raise ConfigurationError(f"{where}: usage.{key} must be a whole number >= 0")
+    return Usage(**counts)
 
 
 def check_request(step: ScriptStep, request: ModelRequest, agent: str, index: int) -> None:

@@ -91,7 +91,7 @@ def test_json_schema_accepts_single_and_list_forms() -> None:
     assert set(single["properties"]) == {
         "scenario", "description", "tags", "seed", "clock", "entry", "agents", "tools",
         "agent_types", "agent_types_dir", "run", "expect", "matrix",
-        "session_store",
+        "session_store", "recorded",
     }  # fmt: skip
     assert single["additionalProperties"] is False
     refs = [alt.get("$ref") for alt in schema["anyOf"]]

@@ -25,6 +25,14 @@ from handoff_sim.scenarios.schema._patterns import (
     pattern_problems,
 )
 from handoff_sim.scenarios.schema._policy import PolicyBlock, PolicySpec
+from handoff_sim.scenarios.schema._recorded import (
+    RECORDING_FORMAT,
+    MatchMode,
+    RecordedSpec,
+    RequestSpec,
+    ToolAnswerSpec,
+    UsageSpec,
+)
 from handoff_sim.scenarios.schema._scenario import (
     AdversarialSpec,
     AgentSpec,
@@ -58,6 +66,7 @@ from handoff_sim.scenarios.schema._types import (
 
 __all__ = [
     "MATCHERS",
+    "RECORDING_FORMAT",
     "RESERVED_TAGS",
     "AdversarialSpec",
     "AgentSpec",
@@ -73,12 +82,15 @@ __all__ = [
     "ExpectSpec",
     "FakeToolSpec",
     "HandoffExpect",
+    "MatchMode",
     "MessageExpect",
     "Place",
     "PolicyBlock",
     "PolicySpec",
     "RaisesSpec",
+    "RecordedSpec",
     "Regex",
+    "RequestSpec",
     "ScenarioListSpec",
     "ScenarioSpec",
     "ScriptModelSpec",
@@ -88,9 +100,11 @@ __all__ = [
     "StepExpectSpec",
     "StepSpec",
     "SubAgentSpec",
+    "ToolAnswerSpec",
     "ToolExecutorSpec",
     "TurnExpectSpec",
     "TurnSpec",
+    "UsageSpec",
     "VariantSpec",
     "event_enums",
     "is_matcher",

@@ -25,6 +25,13 @@ from handoff_sim.scenarios.schema._expect import (
     TurnExpectSpec,
 )
 from handoff_sim.scenarios.schema._policy import PolicySpec
+from handoff_sim.scenarios.schema._raises import RaisesSpec
+from handoff_sim.scenarios.schema._recorded import (
+    RecordedSpec,
+    RequestSpec,
+    ToolAnswerSpec,
+    UsageSpec,
+)
 from handoff_sim.scenarios.schema._styles import (
     AgentTypesDirSpec,
     DispatcherMountSpec,
@@ -44,6 +51,8 @@ __all__ = [
     "FakeToolSpec",
     "ModelSpec",
     "RaisesSpec",
+    "RecordedSpec",
+    "RequestSpec",
     "ScenarioListSpec",
     "ScenarioSpec",
     "ScriptModelSpec",
@@ -51,9 +60,11 @@ __all__ = [
     "StepSpec",
     "SubAgentEntry",
     "SubAgentSpec",
+    "ToolAnswerSpec",
     "ToolCallSpec",
     "ToolExecutorSpec",
     "TurnSpec",
+    "UsageSpec",
     "VariantSpec",
 ]
 
@@ -61,17 +72,6 @@ NAME_PATTERN = r"^[A-Za-z0-9_.-]+$"
 _IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
 IMPORT_PATTERN = rf"^{_IDENTIFIER}(\.{_IDENTIFIER})*:{_IDENTIFIER}(\.{_IDENTIFIER})*$"
 """``package.module:Name`` (the name may be dotted: ``module:Outer.Inner``)."""
-ExceptionName = Literal[
-    "RuntimeError",
-    "ValueError",
-    "TypeError",
-    "KeyError",
-    "LookupError",
-    "PermissionError",
-    "TimeoutError",
-    "ConnectionError",
-    "OSError",
-]
 
 
 class _Strict(BaseModel):
@@ -90,11 +90,19 @@ def _set(key: str) -> JsonDict:
 
 # What the model validators below refuse, said again for the JSON Schema.
 _ONE_STEP_KIND: JsonDict = {
-    "anyOf": _given("text", "tool_calls", "error"),
-    "not": {"required": ["error"], "anyOf": _given("text", "tool_calls")},
+    "if": {"required": ["cancelled"], "properties": {"cancelled": {"const": True}}},
+    "then": {"not": {"anyOf": _given("text", "tool_calls", "error")}},
+    "else": {
+        "anyOf": _given("text", "tool_calls", "error"),
+        "not": {"required": ["error"], "anyOf": _given("text", "tool_calls")},
+    },
 }
 _ONE_MODEL_KIND: JsonDict = {"oneOf": [_set("script"), _set("adversarial")]}
 _RETURNS_OR_RAISES: JsonDict = {"not": {"allOf": [{"required": ["returns"]}, _set("raises")]}}
+_ANSWERS_ALONE: JsonDict = {
+    "if": _set("answers"),
+    "then": {"not": {"anyOf": _given("returns", "raises", "latency")}},
+}
 _STYLE_KEYS: JsonDict = {
     "if": {"required": ["style"], "properties": {"style": {"const": "flink"}}},
     "then": {"not": {"anyOf": _given("tool_name", "session_scope")}},
@@ -148,7 +156,12 @@ class StepExpectSpec(_Strict):
 
 
 class StepSpec(_Strict):
-    """One model turn: ``text``, ``tool_calls`` (optionally with text) or ``error``."""
+    """One model turn: ``text``, ``tool_calls`` (optionally with text) or ``error``.
+
+    A recording adds the ``request`` the step answered, its ``usage``, the time to its
+    ``first_chunk`` when streamed, and ``cancelled: true`` for a call cut off before it
+    answered (such a step never answers).
+    """
 
     model_config = ConfigDict(json_schema_extra=_ONE_STEP_KIND)
 
@@ -157,14 +170,33 @@ class StepSpec(_Strict):
     error: str | None = None
     latency: Duration = 0.0
     expect: StepExpectSpec | None = None
+    request: RequestSpec | None = Field(
+        default=None, description="the fingerprint of the request it answered (recordings)"
+    )
+    usage: UsageSpec | None = None
+    first_chunk: Duration | None = Field(
+        default=None, description="streamed calls: the time to the first chunk"
+    )
+    cancelled: bool = Field(
+        default=False,
+        description="the recorded call was cut off before it answered: it never answers",
+    )
 
     @model_validator(mode="after")
     def _one_kind(self) -> StepSpec:
         given = self.model_fields_set
+        answers = {"text", "tool_calls", "error"} & given
+        if self.cancelled:
+            if answers:
+                raise ValueError(
+                    "a step with 'cancelled: true' never answers: it cannot have "
+                    + ", ".join(f"'{key}'" for key in sorted(answers))
+                )
+            return self
         if "error" in given and ({"text", "tool_calls"} & given):
             raise ValueError("a step with 'error' cannot also have 'text' or 'tool_calls'")
-        if not ({"text", "tool_calls", "error"} & given):
-            raise ValueError("a step needs 'text', 'tool_calls' or 'error'")
+        if not answers:
+            raise ValueError("a step needs 'text', 'tool_calls' or 'error' (or 'cancelled: true')")
         return self
 
     def as_step(self) -> dict[str, Any]:
@@ -234,13 +266,6 @@ ModelSpec = Annotated[
 # -- tools ---------------------------------------------------------------------
 
 
-class RaisesSpec(_Strict):
-    """An exception a fake tool raises."""
-
-    type: ExceptionName = "RuntimeError"
-    message: str = ""
-
-
 class ToolExecutorSpec(_Strict):
     """A primary executor that serves every tool name the agent's own tools do not.
 
@@ -262,11 +287,33 @@ class ToolExecutorSpec(_Strict):
 
 
 class FakeToolSpec(ToolExecutorSpec):
-    """A fake plain tool: what it returns or raises, its latency and risk tier."""
+    """A fake plain tool: what it returns or raises, its latency and risk tier.
+
+    With ``answers`` (a recording's tool calls) each call gets the first unused answer
+    whose arguments equal its own; the answers then give what it returns and its latency.
+    """
+
+    model_config = ConfigDict(json_schema_extra={**_RETURNS_OR_RAISES, "allOf": [_ANSWERS_ALONE]})
 
     description: str = ""
     parameters: dict[str, Any] | None = None
     risk: Literal["safe", "caution", "destructive"] = "safe"
+    answers: list[ToolAnswerSpec] | None = Field(
+        default=None,
+        description="recorded calls, served in call order: the first unused answer whose "
+        "arguments equal the call's",
+    )
+
+    @model_validator(mode="after")
+    def _answers_alone(self) -> FakeToolSpec:
+        if self.answers is not None:
+            given = sorted({"returns", "raises", "latency"} & self.model_fields_set)
+            if given:
+                raise ValueError(
+                    "a tool with 'answers' takes what it returns and its latency from each "
+                    "answer: remove " + ", ".join(f"'{key}'" for key in given)
+                )
+        return self
 
 
 # -- policy and wiring -----------------------------------------------------------
@@ -435,6 +482,11 @@ class ScenarioSpec(_Strict):
     run: list[str | TurnSpec] = Field(min_length=1, max_length=MAX_TURNS)
     expect: ExpectSpec = Field(default_factory=lambda: ExpectSpec())
     matrix: list[VariantSpec] | None = Field(default=None, min_length=1)
+    recorded: RecordedSpec | None = Field(
+        default=None,
+        description="a recording's provenance; its presence makes each scripted model a "
+        "replay of its script",
+    )
 
     @property
     def entry_agent(self) -> str:
