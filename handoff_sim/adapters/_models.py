@@ -109,4 +109,4 @@ def _fill_ids(response: ModelResponse, call_number: int) -> ModelResponse:
         else ToolCall(f"call_{call_number}_{i}", c.name, c.arguments)
         for i, c in enumerate(calls)
     )
-    return ModelResponse(text=response.text, tool_calls=filled)
+    return ModelResponse(text=response.text, tool_calls=filled, usage=response.usage)

@@ -17,6 +17,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls, FunctionModel
 from pydantic_ai.tools import ToolDefinition
+from pydantic_ai.usage import RequestUsage
 
 from handoff_sim.adapters._capture import current_record
 from handoff_sim.adapters._models import ModelBridge
@@ -24,7 +25,7 @@ from handoff_sim.messages import Message, ToolCall, ToolSpec
 from handoff_sim.messages import ModelResponse as SimResponse
 from handoff_sim.models import ModelClient
 
-__all__ = ["SimModel", "output_tool_names", "to_messages"]
+__all__ = ["SimModel", "neutral_view", "output_tool_names", "to_messages"]
 
 
 class SimModel(FunctionModel):
@@ -57,17 +58,12 @@ class SimModel(FunctionModel):
         return f"SimModel({self.client!r})"
 
     async def _answer(self, messages: list[ModelMessage], info: AgentInfo) -> SimResponse:
-        tools = [*info.function_tools, *info.output_tools]
         found = current_record()
         if found is not None:
             # structured output comes back through these: the run's output, not tool calls
-            found[1].output_tools = output_tool_names(tools)
-        settings = info.model_settings or {}
-        request = self._bridge.request(
-            to_messages(messages, info.instructions),
-            [_spec(t) for t in tools],
-            parallel_tool_calls=bool(settings.get("parallel_tool_calls", True)),
-        )
+            found[1].output_tools = output_tool_names([*info.function_tools, *info.output_tools])
+        conversation, tools, parallel = neutral_view(messages, info)
+        request = self._bridge.request(conversation, tools, parallel_tool_calls=parallel)
         return await self._bridge.complete(request)
 
     async def _respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -78,7 +74,12 @@ class SimModel(FunctionModel):
         parts.extend(
             ToolCallPart(c.name, c.arguments, tool_call_id=c.id) for c in answer.tool_calls
         )
-        return ModelResponse(parts=parts)
+        if answer.usage is None:
+            return ModelResponse(parts=parts)  # pydantic-ai estimates it
+        usage = RequestUsage(
+            input_tokens=answer.usage.input_tokens, output_tokens=answer.usage.output_tokens
+        )
+        return ModelResponse(parts=parts, usage=usage)
 
     async def _stream(
         self, messages: list[ModelMessage], info: AgentInfo
@@ -91,6 +92,20 @@ class SimModel(FunctionModel):
                 index: DeltaToolCall(c.name, c.arguments, tool_call_id=c.id)
                 for index, c in enumerate(answer.tool_calls, start=1)
             }
+
+
+def neutral_view(
+    messages: Sequence[ModelMessage], info: AgentInfo
+) -> tuple[list[Message], list[ToolSpec], bool]:
+    """A request as our model clients see it: the conversation, the tools offered, parallelism.
+
+    Function tools, then output tools; the recorder computes its requests with this too,
+    so a replay through ``SimModel`` sees the very request that was recorded.
+    """
+    settings = info.model_settings or {}
+    tools = [_spec(t) for t in [*info.function_tools, *info.output_tools]]
+    parallel = bool(settings.get("parallel_tool_calls", True))
+    return to_messages(messages, info.instructions), tools, parallel
 
 
 def output_tool_names(tools: Iterable[ToolDefinition]) -> frozenset[str]:
