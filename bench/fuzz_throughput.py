@@ -27,8 +27,7 @@ import statistics
 import tempfile
 import time
 
-from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent
-from handoff_sim.invariants import check_invariants
+from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent, check_invariants
 from handoff_sim.testing import AdversarialModel
 
 TARGET_RUNS_PER_SECOND = 500
@@ -103,7 +102,7 @@ def measure(shape: str, runs: int) -> tuple[float, int, int, float]:
 
 def measure_generated(examples: int, seed: int) -> tuple[float, float, str]:
     """CPU and wall seconds of ``handoff-sim fuzz --examples N``, and its summary line."""
-    from handoff_sim.fuzzing.cli import main as fuzz
+    from handoff_sim.cli._fuzz import main as fuzz
 
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as empty:

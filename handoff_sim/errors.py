@@ -3,7 +3,8 @@
 Every error the packages raise on their own account derives from ``HandoffSimError``,
 some also from the standard exception that says what kind of failure it is (in
 parentheses). A name in brackets says where a class defined elsewhere is imported
-from (``handoff_sim.`` left out); the others import from this module.
+from (``handoff_sim.`` left out, ``[handoff_sim]`` for the package itself); the others
+import from this module.
 
 HandoffSimError
 ├── ConfigurationError (ValueError)        raised at construction: fix the code
@@ -50,12 +51,12 @@ HandoffSimError
 ├── OtlpError (ValueError)                 OTLP trace data cannot be read as asked
 │   └── OtlpFormatError                     ill-formed OTLP/JSON, with the field path
 ├── MissingExtraError (ImportError)        [adapters] the optional extra is not installed
-├── PluginLoadError                        [_cli_plugins] a command plugin cannot be loaded
-├── RecordedRunError                       [_trace_check] the error a recorded run ended with
+├── PluginLoadError                        [cli._plugins] a command plugin cannot be loaded
+├── RecordedRunError                       [cli._trace_check] the error a recorded run ended with
 ├── ConformanceDrift                       [adapters._conformance] a framework run and the
 │                                          documented differences disagree
 ├── InvariantViolationError (AssertionError)
-│                                          [invariants] a trace breaks the runtime's invariants
+│                                          [handoff_sim] a trace breaks the runtime's invariants
 ├── FuzzFailure (AssertionError)           [fuzzing] a generated case broke an invariant
 ├── HandoffAssertionError (AssertionError)
 │                                          [pytest_handoff] an assertion helper failed

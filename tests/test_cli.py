@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import handoff_sim
-import handoff_sim.cli as cli
+import handoff_sim.cli._main as cli
 from handoff_sim.cli import main
 from tests.scenarios._util import BUNDLED, write
 
@@ -184,9 +184,9 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_fuzz_delegates_to_the_fuzzing_module(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[list[str]] = []
-    fake = types.ModuleType("handoff_sim.fuzzing.cli")
+    fake = types.ModuleType("handoff_sim.cli._fuzz")
     fake.main = lambda argv: seen.append(argv) or 0  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "handoff_sim.fuzzing.cli", fake)
+    monkeypatch.setitem(sys.modules, "handoff_sim.cli._fuzz", fake)
     assert main(["fuzz", "--runs", "5", "--seed", "1"]) == 0
     assert seen == [["--runs", "5", "--seed", "1"]]
 

@@ -18,11 +18,16 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from handoff_sim._durations import shown
 from handoff_sim._limits import MAX_SECONDS
-from handoff_sim.fuzzing._case import case_of, check_case
-from handoff_sim.fuzzing._faults import FAULTS, Fault
-from handoff_sim.fuzzing._repro import FuzzFailure, write_reproducer
-from handoff_sim.fuzzing._seeded import seeded_search
-from handoff_sim.fuzzing._stats import CHECKS_PER_RUN, FuzzStats
+from handoff_sim.fuzzing import (
+    FAULTS,
+    Fault,
+    FuzzFailure,
+    FuzzStats,
+    case_of,
+    check_case,
+    seeded_search,
+    write_reproducer,
+)
 from handoff_sim.fuzzing.generate import ScenarioOptions
 
 if TYPE_CHECKING:
@@ -251,7 +256,7 @@ def _summary(session: _Session, out: TextIO) -> None:
     stats = session.stats
     print(
         f"handoff-sim fuzz: {stats.runs} runs, {stats.checks} invariant checks "
-        f"({CHECKS_PER_RUN} per run), {len(session.failures)} failure(s) "
+        f"({stats.checks_per_run} per run), {len(session.failures)} failure(s) "
         f"in {session.elapsed():.1f}s",
         file=out,
     )

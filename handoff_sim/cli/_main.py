@@ -17,7 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from handoff_sim._otel_cli import (
+from handoff_sim._terminal import escape_json, safe_streams
+from handoff_sim._version import __version__
+from handoff_sim.adapters import DEFAULT_RUNTIME, RUNTIME_NAMES
+from handoff_sim.cli._otel import (
     CHECK_HELP,
     OTEL_HELP,
     add_check_arguments,
@@ -25,15 +28,12 @@ from handoff_sim._otel_cli import (
     open_suite,
     run_check,
 )
-from handoff_sim._run_output import NORMAL, QUIET, VERBOSE, RunOutput
-from handoff_sim._terminal import escape_json, safe_streams
-from handoff_sim._version import __version__
-from handoff_sim.adapters import DEFAULT_RUNTIME, RUNTIME_NAMES
-from handoff_sim.report import HTML_HELP, CommandReport
+from handoff_sim.cli._report import HTML_HELP, CommandReport
+from handoff_sim.cli._run_output import NORMAL, QUIET, VERBOSE, RunOutput
 
 if TYPE_CHECKING:
-    from handoff_sim._cli_plugins import CommandPlugins
     from handoff_sim.adapters import RuntimeFactory
+    from handoff_sim.cli._plugins import CommandPlugins
     from handoff_sim.otel import OtelSuite
     from handoff_sim.scenarios import LoadedScenario
 
@@ -217,7 +217,7 @@ def _dispatch(args_list: list[str]) -> int:
 
 
 def _plugins(args: argparse.Namespace) -> CommandPlugins | None:
-    from handoff_sim._cli_plugins import CommandPlugins, PluginLoadError
+    from handoff_sim.cli._plugins import CommandPlugins, PluginLoadError
 
     try:
         return CommandPlugins(args.plugins)
@@ -485,9 +485,9 @@ def _choose(
 
 def _fuzz(argv: list[str]) -> int:
     try:
-        module = importlib.import_module("handoff_sim.fuzzing.cli")
+        module = importlib.import_module("handoff_sim.cli._fuzz")
     except ModuleNotFoundError as exc:
-        if exc.name not in ("handoff_sim.fuzzing", "handoff_sim.fuzzing.cli"):
+        if exc.name not in ("handoff_sim.fuzzing", "handoff_sim.cli._fuzz"):
             raise
         print("handoff-sim fuzz: fuzzing is not available in this installation", file=sys.stderr)
         return EXIT_USAGE

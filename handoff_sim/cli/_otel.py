@@ -119,7 +119,7 @@ def _label(trace: ImportedTrace) -> str:
 
 
 def _violations(trace: Trace) -> list[str]:
-    from handoff_sim.invariants import check_invariants
+    from handoff_sim._invariants import check_invariants
 
     return [escape_value(v) for v in check_invariants(trace)]
 
@@ -148,7 +148,7 @@ def _check_alone(trace: ImportedTrace, report: _Report) -> None:
 
 
 def _check_against(trace: ImportedTrace, scenario: LoadedScenario, report: _Report) -> None:
-    from handoff_sim._trace_check import check_recorded
+    from handoff_sim.cli._trace_check import check_recorded
     from handoff_sim.scenarios import render_failure
 
     result = check_recorded(trace, scenario)

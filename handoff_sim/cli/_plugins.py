@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pluggy
 
+from handoff_sim._hooks import hookimpl
 from handoff_sim._safe import describe_error
 from handoff_sim.errors import HandoffSimError
-from handoff_sim.hooks import hookimpl
 
 if TYPE_CHECKING:
     from handoff_sim.events import Event

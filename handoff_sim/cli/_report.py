@@ -12,8 +12,7 @@ import io
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-from handoff_sim.report._entry import ReportEntry, entry_from_error, entry_from_result
-from handoff_sim.report._html import write_report
+from handoff_sim.report import ReportEntry, entry_from_error, entry_from_result, write_report
 
 if TYPE_CHECKING:
     from handoff_sim.scenarios import ScenarioResult

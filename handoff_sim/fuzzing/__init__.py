@@ -1,6 +1,7 @@
 """Fuzzing handoff configurations: generated scenarios, adversarial models, invariant checks.
 
-``handoff-sim fuzz`` runs it from the command line (:mod:`handoff_sim.fuzzing.cli`);
+``handoff-sim fuzz`` runs it from the command line (:func:`seeded_search`, counted in
+:class:`FuzzStats`);
 :mod:`handoff_sim.fuzzing.generate` makes the scenario dicts, from hypothesis' draws or a
 seeded ``random.Random``; :class:`~handoff_sim.fuzzing.machine.HandoffFuzzMachine` is
 the hypothesis state machine; :mod:`handoff_sim.fuzzing.policy` (the ``handoff_fuzz``
@@ -24,6 +25,8 @@ from handoff_sim.fuzzing._repro import (
     scenario_yaml,
     write_reproducer,
 )
+from handoff_sim.fuzzing._seeded import seeded_search
+from handoff_sim.fuzzing._stats import FuzzStats
 
 __all__ = [
     "ADVERSARIAL_KNOBS",
@@ -33,11 +36,13 @@ __all__ = [
     "Fault",
     "FaultyRecorder",
     "FuzzFailure",
+    "FuzzStats",
     "build_case",
     "case_of",
     "check_case",
     "python_reproducer",
     "replay",
     "scenario_yaml",
+    "seeded_search",
     "write_reproducer",
 ]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+from handoff_sim._invariants import Invariant
 from handoff_sim.fuzzing._case import CaseResult
-from handoff_sim.invariants import Invariant
 
 __all__ = ["CHECKS_PER_RUN", "FuzzStats"]
 
@@ -16,6 +17,9 @@ CHECKS_PER_RUN = len(Invariant)
 @dataclass
 class FuzzStats:
     """Counters of a fuzz session; ``on_run`` is called after each run (for progress)."""
+
+    checks_per_run: ClassVar[int] = CHECKS_PER_RUN
+    """Invariants checked after each run (every one the runtime has)."""
 
     runs: int = 0
     checks: int = 0

@@ -6,19 +6,15 @@
     write_report([run_scenario(s) for s in load_path("scenarios/")], "report.html")
 
 ``pytest --handoff-report=FILE`` and ``handoff-sim run --html FILE`` write the same page.
-The layout is described in docs/report.md. :class:`CommandReport` is what
-``handoff-sim run --html`` collects while it runs.
+The layout is described in docs/report.md.
 """
 
 from handoff_sim.report._axis import format_duration
-from handoff_sim.report._command import HTML_HELP, CommandReport
 from handoff_sim.report._entry import MismatchView, ReportEntry, entry_from_error, entry_from_result
 from handoff_sim.report._html import render_report, write_report
 from handoff_sim.report._timeline import Row, Segment, Timeline, build_timeline
 
 __all__ = [
-    "HTML_HELP",
-    "CommandReport",
     "MismatchView",
     "ReportEntry",
     "Row",

@@ -14,9 +14,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, settings
 
 from handoff_sim import strategies as hs
+from handoff_sim.cli._fuzz import main
 from handoff_sim.fuzzing import case_of
 from handoff_sim.fuzzing._repro import scenario_yaml
-from handoff_sim.fuzzing.cli import main
 from handoff_sim.scenarios import load_file, load_path
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""``handoff-sim fuzz`` (handoff_sim.fuzzing.cli:main): summary, exit status, reproducers."""
+"""``handoff-sim fuzz`` (handoff_sim.cli._fuzz:main): summary, exit status, reproducers."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from handoff_sim.cli._fuzz import main
 from handoff_sim.fuzzing import FuzzFailure
-from handoff_sim.fuzzing.cli import main
 
 
 @pytest.fixture(autouse=True)

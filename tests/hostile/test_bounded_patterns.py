@@ -307,7 +307,7 @@ def test_the_fuzzer_reads_a_backtracking_expected_error_pattern_as_not_expecting
     """The case's construction error is checked against its expect.error.match; a pattern
     that takes too long (3**28 ways to read the message before its 'k', under re) cannot
     show the error was meant, so it stays a violation."""
-    from handoff_sim.fuzzing.cli import main as fuzz
+    from handoff_sim.cli._fuzz import main as fuzz
 
     (tmp_path / "suite").mkdir()
     (tmp_path / "suite" / "blank.yaml").write_text(FUZZ_CASE, encoding="utf-8")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from handoff_sim.cli import main as handoff_sim
-from handoff_sim.fuzzing.cli import (
+from handoff_sim.cli._fuzz import (
     MAX_AGENTS,
     MAX_BREADTH,
     MAX_DEPTH,
