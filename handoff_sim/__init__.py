@@ -1,11 +1,12 @@
 """handoff_sim: an asyncio runtime for sub-agent delegation, with virtual time.
 
 The top level holds what a user of the core needs: agents, sub-agents and their
-policy, tools, messages, sessions, simulation, traces, the runtime's hook marker,
-the base classes of the errors, and what a test of a run checks (``check_invariants``,
-``HandoffDeniedError``, the adapters' ``Transfer``). Everything else lives in its own module:
-``handoff_sim.errors`` (every error), ``handoff_sim.trace`` (handoff records and
-trees), ``handoff_sim.tools`` (tool executors), ``handoff_sim.testing`` (fake models),
+policy, tools and tool executors, messages, sessions, simulation, traces,
+the runtime's hook marker, the base classes of the errors, and what a test of a run checks
+(``check_invariants``, ``assert_invariants``, ``check_determinism``, ``Violation``,
+``InvariantViolationError``, ``HandoffDeniedError``, the adapters' ``Transfer``). Everything
+else lives in its own module: ``handoff_sim.errors`` (every error), ``handoff_sim.trace``
+(handoff records and trees), ``handoff_sim.testing`` (fake models),
 ``handoff_sim.styles.flink`` and ``handoff_sim.styles.sophi`` (the delegation styles).
 See README.md for a tour.
 
@@ -19,9 +20,19 @@ import typing as _typing
 from handoff_sim._version import __version__ as __version__
 
 if _typing.TYPE_CHECKING:
+    from handoff_sim._agent import Agent, RunResult
     from handoff_sim._context import current_depth
+    from handoff_sim._hooks import hookimpl
+    from handoff_sim._invariants import (
+        InvariantViolationError,
+        Violation,
+        assert_invariants,
+        check_determinism,
+        check_invariants,
+    )
+    from handoff_sim._sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
+    from handoff_sim._tools import Tool, ToolExecutor, ToolOutput, ToolSetExecutor, tool
     from handoff_sim.adapters import Transfer
-    from handoff_sim.agent import Agent, RunResult
     from handoff_sim.errors import (
         ConfigurationError,
         DuplicateToolNameError,
@@ -35,8 +46,6 @@ if _typing.TYPE_CHECKING:
         UnknownToolError,
     )
     from handoff_sim.events import Event
-    from handoff_sim.hooks import hookimpl
-    from handoff_sim.invariants import check_invariants
     from handoff_sim.messages import (
         Message,
         ModelRequest,
@@ -46,7 +55,6 @@ if _typing.TYPE_CHECKING:
         Usage,
     )
     from handoff_sim.models import ModelClient
-    from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
     from handoff_sim.simulation import Simulation, simulate
     from handoff_sim.subagents import (
         FailureAction,
@@ -55,7 +63,6 @@ if _typing.TYPE_CHECKING:
         SubAgent,
         normalize_tool_name,
     )
-    from handoff_sim.tools import Tool, tool
     from handoff_sim.trace import Trace
 
 __all__ = [
@@ -68,6 +75,7 @@ __all__ = [
     "HandoffPolicy",
     "HandoffSimError",
     "InMemorySessionStore",
+    "InvariantViolationError",
     "JsonlSessionStore",
     "MaxStepsExceededError",
     "Message",
@@ -86,11 +94,17 @@ __all__ = [
     "SubAgent",
     "Tool",
     "ToolCall",
+    "ToolExecutor",
+    "ToolOutput",
+    "ToolSetExecutor",
     "ToolSpec",
     "Trace",
     "Transfer",
     "UnknownToolError",
     "Usage",
+    "Violation",
+    "assert_invariants",
+    "check_determinism",
     "check_invariants",
     "current_depth",
     "hookimpl",
@@ -101,8 +115,8 @@ __all__ = [
 
 _HOME = {
     "current_depth": "handoff_sim._context",
-    "Agent": "handoff_sim.agent",
-    "RunResult": "handoff_sim.agent",
+    "Agent": "handoff_sim._agent",
+    "RunResult": "handoff_sim._agent",
     "ConfigurationError": "handoff_sim.errors",
     "DuplicateToolNameError": "handoff_sim.errors",
     "HandoffDeniedError": "handoff_sim.errors",
@@ -114,7 +128,7 @@ _HOME = {
     "SessionStoreError": "handoff_sim.errors",
     "UnknownToolError": "handoff_sim.errors",
     "Event": "handoff_sim.events",
-    "hookimpl": "handoff_sim.hooks",
+    "hookimpl": "handoff_sim._hooks",
     "Message": "handoff_sim.messages",
     "ModelRequest": "handoff_sim.messages",
     "ModelResponse": "handoff_sim.messages",
@@ -122,10 +136,10 @@ _HOME = {
     "ToolSpec": "handoff_sim.messages",
     "Usage": "handoff_sim.messages",
     "ModelClient": "handoff_sim.models",
-    "InMemorySessionStore": "handoff_sim.sessions",
-    "JsonlSessionStore": "handoff_sim.sessions",
-    "Session": "handoff_sim.sessions",
-    "SessionStore": "handoff_sim.sessions",
+    "InMemorySessionStore": "handoff_sim._sessions",
+    "JsonlSessionStore": "handoff_sim._sessions",
+    "Session": "handoff_sim._sessions",
+    "SessionStore": "handoff_sim._sessions",
     "Simulation": "handoff_sim.simulation",
     "simulate": "handoff_sim.simulation",
     "FailureAction": "handoff_sim.subagents",
@@ -133,11 +147,18 @@ _HOME = {
     "SessionMode": "handoff_sim.subagents",
     "SubAgent": "handoff_sim.subagents",
     "normalize_tool_name": "handoff_sim.subagents",
-    "Tool": "handoff_sim.tools",
-    "tool": "handoff_sim.tools",
+    "Tool": "handoff_sim._tools",
+    "tool": "handoff_sim._tools",
+    "ToolExecutor": "handoff_sim._tools",
+    "ToolOutput": "handoff_sim._tools",
+    "ToolSetExecutor": "handoff_sim._tools",
     "Trace": "handoff_sim.trace",
     "Transfer": "handoff_sim.adapters",
-    "check_invariants": "handoff_sim.invariants",
+    "check_invariants": "handoff_sim._invariants",
+    "assert_invariants": "handoff_sim._invariants",
+    "check_determinism": "handoff_sim._invariants",
+    "InvariantViolationError": "handoff_sim._invariants",
+    "Violation": "handoff_sim._invariants",
 }
 """Where each top-level name is defined (imported from there on first use)."""
 

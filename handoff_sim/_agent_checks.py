@@ -11,9 +11,9 @@ import reprlib
 from collections.abc import Callable, Iterable, Mapping
 
 from handoff_sim._limits import MAX_STEPS
+from handoff_sim._tools import Tool
 from handoff_sim.errors import ConfigurationError, InvalidNameError
 from handoff_sim.subagents.policy import HandoffPolicy
-from handoff_sim.tools import Tool
 
 __all__ = ["check_model", "check_options", "checked_name", "checked_tools", "describe", "items"]
 

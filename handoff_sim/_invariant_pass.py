@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, cast
 
 from handoff_sim._spans import AttemptSpan, HandoffSpan, RunSpan, Spans, ToolCallSpan, build_spans
+from handoff_sim._tools import ToolSetExecutor
 from handoff_sim.events import (
     DENIAL_REASONS,
     EVENT_TYPES,
@@ -30,10 +31,9 @@ from handoff_sim.events import (
     ToolEndEvent,
     ToolStartEvent,
 )
-from handoff_sim.tools import ToolSetExecutor
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
     from handoff_sim.subagents.policy import HandoffPolicy
 
 __all__ = ["Checker", "Invariant", "Violation"]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim._safe import describe_error
+from handoff_sim._sessions import try_save
 from handoff_sim._tool_calls import dedupe_call_ids, execute_calls
 from handoff_sim.errors import MaxStepsExceededError, SessionStoreError
 from handoff_sim.events import (
@@ -26,10 +27,9 @@ from handoff_sim.messages import (
     check_response,
     plain_response,
 )
-from handoff_sim.sessions import try_save
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
 __all__ = ["LoopState", "run_loop"]
 

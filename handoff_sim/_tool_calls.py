@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from handoff_sim._context import Frame, RunEnvironment
 from handoff_sim._safe import JsonProblem, error_message, parse_arguments, text_of
+from handoff_sim._tools import ToolOutput, format_tool_error
 from handoff_sim.errors import (
     BudgetExceededError,
     HandoffDeniedError,
@@ -20,7 +21,6 @@ from handoff_sim.errors import (
 )
 from handoff_sim.events import ToolEndEvent, ToolStartEvent, ToolStatus
 from handoff_sim.messages import Message, ToolCall
-from handoff_sim.tools import ToolOutput, format_tool_error
 
 __all__ = ["dedupe_call_ids", "execute_calls"]
 

@@ -39,7 +39,7 @@ from handoff_sim.subagents import HandoffPolicy, SubAgent
 from handoff_sim.testing.adversarial import Behaviour
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
     from handoff_sim.scenarios import ScenarioSpec
 
 __all__ = [
@@ -243,7 +243,7 @@ def sub_agents(
 
 def register_type_strategies() -> None:
     """Teach ``st.from_type`` the handoff types: policy, sub-agent, agent tree, scenario."""
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
     from handoff_sim.scenarios import ScenarioSpec
 
     st.register_type_strategy(HandoffPolicy, lambda _type: policies())

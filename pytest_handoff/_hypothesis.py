@@ -86,7 +86,7 @@ def register_runtime_types() -> bool:
     try:
         from hypothesis import strategies as st
 
-        from handoff_sim.agent import Agent
+        from handoff_sim import Agent
         from handoff_sim.subagents.definition import SubAgent
         from handoff_sim.subagents.policy import HandoffPolicy
 

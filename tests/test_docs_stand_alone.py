@@ -116,7 +116,7 @@ def test_every_doc_named_in_docs_and_docstrings_exists() -> None:
 
 
 def _module_exists(named: str) -> bool:
-    """A path from the top (``handoff_sim/agent.py``) or the end of one in a package (``load/``)."""
+    """A path from the top (``handoff_sim/trace.py``) or the end of one in a package (``load/``)."""
     tail = "/" + named.rstrip("/")
     shipped = (p for package in PACKAGES for p in (ROOT / package).rglob("*"))
     return (ROOT / named).exists() or any(

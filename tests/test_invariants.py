@@ -6,9 +6,7 @@ import msgspec
 import pytest
 
 from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent, Trace, tool
-from handoff_sim.events import Event, HandoffAttemptStartEvent, HandoffEndEvent, ToolStartEvent
-from handoff_sim.fuzzing import DropEvents, FaultyRecorder
-from handoff_sim.invariants import (
+from handoff_sim._invariants import (
     Invariant,
     InvariantViolationError,
     Violation,
@@ -17,6 +15,8 @@ from handoff_sim.invariants import (
     check_invariants,
     check_messages,
 )
+from handoff_sim.events import Event, HandoffAttemptStartEvent, HandoffEndEvent, ToolStartEvent
+from handoff_sim.fuzzing import DropEvents, FaultyRecorder
 from handoff_sim.messages import Message, ToolCall
 from handoff_sim.testing import ScriptedModel
 

@@ -36,6 +36,7 @@ TOP_LEVEL = [
     "HandoffPolicy",
     "HandoffSimError",
     "InMemorySessionStore",
+    "InvariantViolationError",
     "JsonlSessionStore",
     "MaxStepsExceededError",
     "Message",
@@ -54,11 +55,17 @@ TOP_LEVEL = [
     "SubAgent",
     "Tool",
     "ToolCall",
+    "ToolExecutor",
+    "ToolOutput",
+    "ToolSetExecutor",
     "ToolSpec",
     "Trace",
     "Transfer",
     "UnknownToolError",
     "Usage",
+    "Violation",
+    "assert_invariants",
+    "check_determinism",
     "check_invariants",
     "current_depth",
     "hookimpl",
@@ -282,12 +289,12 @@ def _runtime_modules() -> list[str]:
 _FRESH_IMPORTS = """\
 import importlib, json, sys
 import handoff_sim
-heavy = ('asyncio', 'pydantic', 'handoff_sim.agent')
+heavy = ('asyncio', 'pydantic', 'handoff_sim._agent')
 before = sorted(m for m in heavy if m in sys.modules)
 names = sorted(n for n in dir(handoff_sim) if not n.startswith('_'))
 from handoff_sim import Agent
 deferred = [before, names == sorted(handoff_sim.__all__), Agent.__module__,
-            'handoff_sim.agent' in sys.modules]
+            'handoff_sim._agent' in sys.modules]
 tools = ('pytest', '_pytest', 'syrupy', 'hypothesis')
 def loaded_after_importing(names):
     for name in names:
@@ -336,4 +343,4 @@ def test_even_the_strategies_and_the_fuzzer_import_no_pytest_or_syrupy(
 def test_importing_handoff_sim_alone_defers_the_runtime_until_a_name_is_used(
     fresh_imports: dict[str, Any],
 ) -> None:
-    assert fresh_imports["deferred"] == [[], True, "handoff_sim.agent", True]
+    assert fresh_imports["deferred"] == [[], True, "handoff_sim._agent", True]

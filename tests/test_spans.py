@@ -8,7 +8,7 @@ from typing import Any, overload
 
 import pytest
 
-from handoff_sim import HandoffPolicy, SubAgent, Trace, simulate
+from handoff_sim import HandoffPolicy, SubAgent, Trace, check_invariants, simulate
 from handoff_sim._spans import HandoffSpan, RunSpan, build_spans
 from handoff_sim.events import (
     Event,
@@ -20,7 +20,6 @@ from handoff_sim.events import (
     RunEndEvent,
     RunStartEvent,
 )
-from handoff_sim.invariants import check_invariants
 from tests._helpers import delegate, leaf, parent_of, turn
 
 _STAMP: dict[str, Any] = {"t": 0.0, "agent": "boss", "depth": 0}

@@ -8,9 +8,17 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from handoff_sim import Agent, ReservedPrefixError, Tool, ToolCall, UnknownToolError, simulate, tool
+from handoff_sim import (
+    Agent,
+    ReservedPrefixError,
+    Tool,
+    ToolCall,
+    ToolSetExecutor,
+    UnknownToolError,
+    simulate,
+    tool,
+)
 from handoff_sim.testing import ScriptedModel
-from handoff_sim.tools import ToolSetExecutor
 from tests._helpers import call, tool_results, turn
 
 

@@ -26,19 +26,19 @@ from handoff_sim._context import (
     use_frame,
 )
 from handoff_sim._safe import JsonProblem, describe_error, parse_json
+from handoff_sim._sessions import Session
+from handoff_sim._tools import ToolOutput
 from handoff_sim.adapters._capture import Adoption, adopting
 from handoff_sim.adapters._recording import RunRecord, recorder_for
 from handoff_sim.errors import UnknownToolError
 from handoff_sim.messages import ToolCall
-from handoff_sim.sessions import Session
 from handoff_sim.subagents import envelope, resolve_input
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.executor import HandoffExecutor
 from handoff_sim.subagents.policy import HandoffPolicy, SessionMode
-from handoff_sim.tools import ToolOutput
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
 __all__ = ["Attempt", "Fallback", "FrameworkMount", "Governor", "arguments_problem"]
 

@@ -43,6 +43,7 @@ from handoff_sim.adapters._capture import (
     Transfer,
     active_capture,
     current_adoption,
+    current_model_mark,
     current_record,
     frame_scope,
     using_tool,
@@ -178,6 +179,9 @@ class OpenAIAgentsCapture(Capture):
             self._function_started(span, data)
         elif isinstance(data, HandoffSpanData | GenerationSpanData | ResponseSpanData):
             found = current_record()
+            mark = current_model_mark()  # a recording model reports its call as SimModel does
+            if mark is not None and mark.reported and not isinstance(data, HandoffSpanData):
+                found = None
             self.spans[span.span_id] = SpanState(
                 "model" if not isinstance(data, HandoffSpanData) else "handoff",
                 record=None if found is None else found[1],

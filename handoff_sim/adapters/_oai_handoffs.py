@@ -28,6 +28,8 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
+from handoff_sim._sessions import Session
+from handoff_sim._tools import ToolOutput
 from handoff_sim.adapters._capture import current_record
 from handoff_sim.adapters._errors import GovernanceError
 from handoff_sim.adapters._governed import FrameworkMount
@@ -35,11 +37,9 @@ from handoff_sim.adapters._oai_capture import DeniedTransfer, current_denial, se
 from handoff_sim.adapters._oai_governed import in_run
 from handoff_sim.errors import HandoffDeniedError, UnknownToolError
 from handoff_sim.messages import ToolCall
-from handoff_sim.sessions import Session
 from handoff_sim.subagents.definition import Refusal
 from handoff_sim.subagents.executor import HandoffExecutor
 from handoff_sim.subagents.policy import FailureAction, HandoffPolicy
-from handoff_sim.tools import ToolOutput
 
 __all__ = ["governed_handoffs"]
 

@@ -31,9 +31,18 @@ from openai.types.responses.response_usage import InputTokensDetails, OutputToke
 from handoff_sim.adapters._capture import active_capture, current_record
 from handoff_sim.adapters._models import ModelBridge
 from handoff_sim.messages import Message, ModelResponse, ToolCall, ToolSpec
+from handoff_sim.messages import Usage as OurUsage
 from handoff_sim.models import ModelClient
 
-__all__ = ["SimModel", "to_messages"]
+__all__ = [
+    "SimModel",
+    "neutral_view",
+    "note_offer",
+    "stream_events",
+    "to_messages",
+    "to_output_items",
+    "to_usage",
+]
 
 _TRACING_OFF = (
     "a run inside capture() had tracing disabled (RunConfig(tracing_disabled=True)), "
@@ -72,21 +81,14 @@ class SimModel(Model):
         tools: list[Tool],
         handoffs: list[Handoff],
         tracing: ModelTracing,
-    ) -> list[TResponseOutputItem]:
-        capture = active_capture()
-        if capture is not None and tracing.is_disabled():
-            capture.problems.append(_TRACING_OFF)
-        found = current_record()
-        if found is not None:
-            found[1].handoff_tools = frozenset(h.tool_name for h in handoffs)
-        parallel = model_settings.parallel_tool_calls
-        request = self._bridge.request(
-            to_messages(system_instructions, input),
-            [*_tool_specs(tools), *_handoff_specs(handoffs)],
-            parallel_tool_calls=True if parallel is None else parallel,
+    ) -> tuple[list[TResponseOutputItem], Usage]:
+        note_offer(handoffs, tracing)
+        messages, specs, parallel = neutral_view(
+            system_instructions, input, model_settings, tools, handoffs
         )
+        request = self._bridge.request(messages, specs, parallel_tool_calls=parallel)
         response = await self._bridge.complete(request)
-        return to_output_items(response, self._bridge.calls)
+        return to_output_items(response, self._bridge.calls), to_usage(response.usage)
 
     async def get_response(
         self,
@@ -104,10 +106,10 @@ class SimModel(Model):
         **kwargs: Any,
     ) -> AgentsModelResponse:
         """Ask the fake model and return its answer as one Responses model response."""
-        output = await self._answer(
+        output, usage = await self._answer(
             system_instructions, input, model_settings, tools, handoffs, tracing
         )
-        return AgentsModelResponse(output=output, usage=_usage(), response_id=None)
+        return AgentsModelResponse(output=output, usage=usage, response_id=None)
 
     async def stream_response(
         self,
@@ -125,15 +127,53 @@ class SimModel(Model):
         **kwargs: Any,
     ) -> AsyncIterator[TResponseStreamEvent]:
         """The same answer as a stream: created, each item added (text as one delta), completed."""
-        output = await self._answer(
+        output, usage = await self._answer(
             system_instructions, input, model_settings, tools, handoffs, tracing
         )
-        for event in stream_events(output, f"resp_{self._bridge.calls}"):
+        for event in stream_events(output, f"resp_{self._bridge.calls}", usage):
             yield event
 
 
-def _usage() -> Usage:
-    return Usage(requests=1, input_tokens=0, output_tokens=0, total_tokens=0)
+def note_offer(handoffs: list[Handoff], tracing: ModelTracing) -> None:
+    """Tell a capture which offered tools are control transfers (and if it cannot see the run)."""
+    capture = active_capture()
+    if capture is not None and tracing.is_disabled():
+        capture.problems.append(_TRACING_OFF)
+    found = current_record()
+    if found is not None:
+        found[1].handoff_tools = frozenset(h.tool_name for h in handoffs)
+
+
+def neutral_view(
+    system_instructions: str | None,
+    input: str | list[TResponseInputItem],
+    model_settings: ModelSettings,
+    tools: list[Tool],
+    handoffs: list[Handoff],
+) -> tuple[list[Message], list[ToolSpec], bool]:
+    """The SDK's request in our terms: the messages, the tools offered, ``parallel_tool_calls``.
+
+    What ``SimModel`` shows its fake and what a recording model records: one function,
+    so a replay is asked exactly what was recorded.
+    """
+    parallel = model_settings.parallel_tool_calls
+    return (
+        to_messages(system_instructions, input),
+        [*_tool_specs(tools), *_handoff_specs(handoffs)],
+        True if parallel is None else parallel,
+    )
+
+
+def to_usage(usage: OurUsage | None) -> Usage:
+    """Our usage (a replayed step's, say) as the SDK's: one request and its tokens."""
+    if usage is None:
+        return Usage(requests=1, input_tokens=0, output_tokens=0, total_tokens=0)
+    return Usage(
+        requests=1,
+        input_tokens=usage.input_tokens,
+        output_tokens=usage.output_tokens,
+        total_tokens=usage.input_tokens + usage.output_tokens,
+    )
 
 
 def _text_of(content: object) -> str:
@@ -238,13 +278,14 @@ def to_output_items(response: ModelResponse, number: int) -> list[TResponseOutpu
 
 
 def stream_events(
-    output: list[TResponseOutputItem], response_id: str
+    output: list[TResponseOutputItem], response_id: str, used: Usage | None = None
 ) -> list[TResponseStreamEvent]:
     """The stream of one answer, ending with ``response.completed`` carrying every item."""
+    used = used or to_usage(None)
     usage = ResponseUsage(
-        input_tokens=0,
-        output_tokens=0,
-        total_tokens=0,
+        input_tokens=used.input_tokens,
+        output_tokens=used.output_tokens,
+        total_tokens=used.total_tokens,
         input_tokens_details=InputTokensDetails(cached_tokens=0, cache_write_tokens=0),
         output_tokens_details=OutputTokensDetails(reasoning_tokens=0),
     )

@@ -23,12 +23,12 @@ from agents.tool import FunctionTool, default_tool_error_function
 from agents.tool_context import ToolContext
 
 from handoff_sim._safe import describe_error
+from handoff_sim._tools import Tool
 from handoff_sim.adapters._capture import Capture, current_tool
 from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture
 from handoff_sim.adapters._oai_governed import governed
 from handoff_sim.adapters._oai_model import SimModel
 from handoff_sim.adapters._scenario_runtime import AgentPlan, FrameworkRuntime
-from handoff_sim.tools import Tool
 
 __all__ = ["OpenAIAgentsRuntime"]
 

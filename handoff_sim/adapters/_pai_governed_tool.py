@@ -37,7 +37,7 @@ from handoff_sim.messages import ToolCall
 from handoff_sim.subagents.policy import HandoffPolicy
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
 __all__ = ["governed_tool"]
 

@@ -30,9 +30,9 @@ from pydantic_ai.exceptions import (
 )
 from pydantic_ai.messages import ToolReturnPart
 
+from handoff_sim._tools import ToolOutput
 from handoff_sim.adapters._governed import Attempt, FrameworkMount
 from handoff_sim.messages import ToolCall
-from handoff_sim.tools import ToolOutput
 
 __all__ = [
     "CallOutcome",

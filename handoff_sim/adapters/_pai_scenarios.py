@@ -22,12 +22,12 @@ from pydantic_ai.agent import AgentRunResult
 from pydantic_ai.tools import Tool as PaiTool
 from pydantic_ai.usage import UsageLimits
 
+from handoff_sim._tools import Tool
 from handoff_sim.adapters._capture import Capture
 from handoff_sim.adapters._pai_capture import PydanticAICapture
 from handoff_sim.adapters._pai_governed_tool import governed_tool
 from handoff_sim.adapters._pai_model import SimModel
 from handoff_sim.adapters._scenario_runtime import AgentPlan, FrameworkRuntime, MountPlan
-from handoff_sim.tools import Tool
 
 __all__ = ["PydanticAIRuntime"]
 

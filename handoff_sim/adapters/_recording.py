@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim._sessions import Session
 from handoff_sim._tool_calls import dedupe_call_ids
 from handoff_sim.events import (
     HandoffAttemptEndEvent,
@@ -34,7 +35,6 @@ from handoff_sim.events import (
     ToolStatus,
 )
 from handoff_sim.messages import ToolCall
-from handoff_sim.sessions import Session
 
 __all__ = [
     "NOT_RUN",

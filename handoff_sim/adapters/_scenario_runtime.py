@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Generic, TypeVar
 
 from handoff_sim._safe import JsonProblem, parse_json
+from handoff_sim._tools import Tool
 from handoff_sim.adapters._capture import Capture
 from handoff_sim.adapters._errors import ScenarioNotApplicable
 from handoff_sim.adapters._governed import Fallback
@@ -45,7 +46,6 @@ from handoff_sim.scenarios.schema import (
 from handoff_sim.simulation import DEFAULT_DEADLINE
 from handoff_sim.subagents import check_explicit_tool_name, normalize_tool_name, resolve_input
 from handoff_sim.subagents.policy import HandoffPolicy
-from handoff_sim.tools import Tool
 from handoff_sim.trace import Trace
 
 __all__ = [

@@ -5,6 +5,8 @@
 - :func:`governed` — a :class:`~handoff_sim.HandoffPolicy` on ``agent.as_tool(...)``.
 - :func:`governed_handoffs` — the policy's admission on an agent's ``handoffs=[...]``.
 - :func:`simulate_run` — an SDK run on the virtual-time loop, captured.
+- :class:`RecordingModel` / :func:`record_models` — a real model's calls recorded, to
+  replay later (``handoff_sim.recording.record`` uses them for an SDK agent).
 
 How the SDK's concepts map onto ours, and what escapes virtual time, is in
 ``docs/adapters.md``.
@@ -26,6 +28,11 @@ from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture  # noqa: E402
 from handoff_sim.adapters._oai_governed import HandoffDeniedInRunError, governed  # noqa: E402
 from handoff_sim.adapters._oai_handoffs import governed_handoffs  # noqa: E402
 from handoff_sim.adapters._oai_model import SimModel  # noqa: E402
+from handoff_sim.adapters._oai_record import (  # noqa: E402
+    ModelCallRecorder,
+    RecordingModel,
+    record_models,
+)
 from handoff_sim.adapters._oai_sync import (  # noqa: E402
     SyncEntryPointError,
     refusing_sync_entry_points,
@@ -35,13 +42,16 @@ from handoff_sim.simulation import DEFAULT_DEADLINE  # noqa: E402
 
 __all__ = [
     "HandoffDeniedInRunError",
+    "ModelCallRecorder",
     "OpenAIAgentsCapture",
+    "RecordingModel",
     "SimModel",
     "SimulatedRun",
     "Transfer",
     "capture",
     "governed",
     "governed_handoffs",
+    "record_models",
     "simulate_run",
 ]
 

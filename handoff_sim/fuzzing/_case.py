@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from handoff_sim._agent import Agent
+from handoff_sim._invariants import Invariant, Violation, check_determinism, check_invariants
 from handoff_sim._patterns import search
-from handoff_sim.agent import Agent
 from handoff_sim.errors import (
     ConfigurationError,
     DuplicateToolNameError,
@@ -23,7 +24,6 @@ from handoff_sim.errors import (
     ReservedPrefixError,
 )
 from handoff_sim.fuzzing._faults import Fault, FaultyRecorder
-from handoff_sim.invariants import Invariant, Violation, check_determinism, check_invariants
 from handoff_sim.models import ModelClient
 from handoff_sim.simulation import Simulation
 from handoff_sim.subagents import normalize_tool_name
@@ -72,6 +72,7 @@ def build_case(case: Mapping[str, Any]) -> Agent:
 
 
 def _build(case: Mapping[str, Any], blueprint: _Blueprint) -> Agent:
+    from handoff_sim._sessions import InMemorySessionStore
     from handoff_sim.scenarios.build import (
         BuildContext,
         build_entry_agent,
@@ -79,7 +80,6 @@ def _build(case: Mapping[str, Any], blueprint: _Blueprint) -> Agent:
         build_type_models,
     )
     from handoff_sim.scenarios.load import dotted, load_agent_types
-    from handoff_sim.sessions import InMemorySessionStore
 
     spec = blueprint.spec
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from handoff_sim._hooks import hookimpl
 from handoff_sim.events import Event
-from handoff_sim.hooks import hookimpl
 from handoff_sim.trace import Trace
 
 __all__ = ["FAULTS", "DropEvents", "Fault", "FaultyRecorder"]

@@ -9,10 +9,10 @@ from typing import Any
 
 import yaml
 
+from handoff_sim._invariants import Violation
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.fuzzing._case import CaseResult, check_case
 from handoff_sim.fuzzing._faults import FAULTS
-from handoff_sim.invariants import Violation
 
 __all__ = ["FuzzFailure", "python_reproducer", "replay", "scenario_yaml", "write_reproducer"]
 

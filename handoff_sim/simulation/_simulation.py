@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from handoff_sim._agent import require_agent
 from handoff_sim._context import Budget, RunEnvironment, use_environment
 from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS
-from handoff_sim.agent import require_agent
 from handoff_sim.errors import RunError, VirtualTimeError
 from handoff_sim.simulation._clock_patch import PATCH
 from handoff_sim.simulation._virtual_loop import VirtualTimeLoop
@@ -21,8 +21,8 @@ from handoff_sim.simulation._wallclock import WallClock
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent, RunResult
-    from handoff_sim.sessions import Session
+    from handoff_sim._agent import Agent, RunResult
+    from handoff_sim._sessions import Session
 
 __all__ = ["DEFAULT_DEADLINE", "DEFAULT_START", "Simulation", "simulate"]
 

@@ -8,17 +8,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from handoff_sim._sessions import Session
 from handoff_sim.errors import ConfigurationError, InvalidNameError
 from handoff_sim.events import HandoffReason
 from handoff_sim.messages import ToolCall, ToolSpec
-from handoff_sim.sessions import Session
 from handoff_sim.subagents._input import envelope, resolve_input
 from handoff_sim.subagents._naming import check_explicit_tool_name, normalize_tool_name
 from handoff_sim.subagents._retry import check_classifier
 from handoff_sim.subagents.policy import SessionMode
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
 __all__ = ["DELEGATION_SCHEMA", "Refusal", "SessionScope", "SubAgent"]
 
@@ -164,7 +164,7 @@ class SubAgent:
 
     def failure(self, call: ToolCall, error: BaseException) -> str:
         """The tool result the parent sees when every attempt failed."""
-        from handoff_sim.tools import format_tool_error
+        from handoff_sim._tools import format_tool_error
 
         return format_tool_error(error)
 
@@ -186,7 +186,7 @@ def _runs_as_subagent(agent: object) -> bool:
     """Whether ``agent``'s class runs as a handoff target: an Agent (``async run_as_subagent``).
 
     Asked of the class, not the object, so a mock answering every attribute is not taken
-    for one; and without importing ``handoff_sim.agent``, which imports this module.
+    for one; and without importing ``handoff_sim._agent``, which imports this module.
     """
     return inspect.iscoroutinefunction(getattr(type(agent), "run_as_subagent", None))
 

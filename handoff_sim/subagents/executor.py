@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from handoff_sim._context import ENVIRONMENT, FRAME, Frame, RunEnvironment
 from handoff_sim._safe import describe_error, error_message
+from handoff_sim._sessions import Session, try_save
+from handoff_sim._tools import ToolExecutor, ToolOutput, format_tool_error
 from handoff_sim.errors import (
     BudgetExceededError,
     HandoffDeniedError,
@@ -33,13 +35,11 @@ from handoff_sim.events import (
     HandoffStatus,
 )
 from handoff_sim.messages import ToolCall
-from handoff_sim.sessions import Session, try_save
 from handoff_sim.subagents._deadline import within_deadline
 from handoff_sim.subagents._input import unwrap_output
 from handoff_sim.subagents._retry import retry_error
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.policy import FailureAction, HandoffPolicy, SessionMode
-from handoff_sim.tools import ToolExecutor, ToolOutput, format_tool_error
 
 __all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
 

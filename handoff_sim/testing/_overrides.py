@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from handoff_sim.agent import Agent, override_agent_models, require_agent
+from handoff_sim._agent import Agent, override_agent_models, require_agent
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.models import ModelClient
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from handoff_sim.invariants import check_invariants
+from handoff_sim import check_invariants
 from handoff_sim.testing import AdversarialModel, AdversarialModelError, SchemaModel
 from tests.adapters._extras import installed, needs
 from tests.hostile._support import open_starts

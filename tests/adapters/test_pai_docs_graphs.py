@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from handoff_sim import FailureAction, HandoffPolicy, ToolCall
-from handoff_sim.invariants import check_invariants
+from handoff_sim import FailureAction, HandoffPolicy, ToolCall, check_invariants
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from pytest_handoff.assertions import assert_retry_count, assert_timeout_per_attempt
 from tests.adapters._extras import installed, needs

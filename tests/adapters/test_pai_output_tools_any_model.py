@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from handoff_sim import HandoffPolicy
-from handoff_sim.invariants import check_invariants
+from handoff_sim import HandoffPolicy, check_invariants
 from tests.adapters._extras import installed, needs
 from tests.hostile._support import open_starts
 

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from handoff_sim import FailureAction, HandoffDeniedError, HandoffPolicy, ToolCall
-from handoff_sim.invariants import check_invariants
+from handoff_sim import FailureAction, HandoffDeniedError, HandoffPolicy, ToolCall, check_invariants
 from handoff_sim.testing import AdversarialModel, FunctionModel, ScriptedModel
 from pytest_handoff.assertions import (
     assert_denied,

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import msgspec
 
-from handoff_sim import Agent, Simulation, SubAgent
+from handoff_sim import Agent, Simulation, SubAgent, Violation, check_invariants
 from handoff_sim.events import Event, HandoffEndEvent
 from handoff_sim.fuzzing import FAULTS, DropEvents, Fault, FaultyRecorder
-from handoff_sim.invariants import Violation, check_invariants
 from handoff_sim.testing import ScriptedModel
 
 

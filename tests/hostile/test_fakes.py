@@ -6,10 +6,9 @@ from typing import Any
 
 import pytest
 
-from handoff_sim import Agent, SubAgent
+from handoff_sim import Agent, SubAgent, Tool
 from handoff_sim.events import ToolStartEvent
 from handoff_sim.testing import SchemaModel, SchemaModelError, ScriptedModel, override_models
-from handoff_sim.tools import Tool
 from tests.hostile._support import run_hostile
 
 

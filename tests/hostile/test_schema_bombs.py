@@ -15,13 +15,12 @@ from typing import Any
 import jsonschema
 import pytest
 
-from handoff_sim import Agent
+from handoff_sim import Agent, Tool
 from handoff_sim._limits import MAX_SCHEMA_CHARS, MAX_SCHEMA_VALUES
 from handoff_sim.cli import main
 from handoff_sim.events import ToolStartEvent
 from handoff_sim.messages import ToolSpec
 from handoff_sim.testing import SchemaModel, SchemaModelError
-from handoff_sim.tools import Tool
 from tests.hostile._support import run_hostile
 
 FILE = Path(__file__).parent / "files" / "schema_bombs.yaml"

@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from handoff_sim import Agent, HandoffPolicy
+from handoff_sim import Agent, HandoffPolicy, hookimpl
 from handoff_sim.events import Event
-from handoff_sim.hooks import hookimpl
 from handoff_sim.scenarios import ScenarioFileError, load_file, render_failure, run_scenario
 from handoff_sim.styles.sophi import (
     AgentDefinitionError,

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from handoff_sim import Trace
+from handoff_sim import Trace, check_invariants
 from handoff_sim.events import (
     Event,
     HandoffAttemptEndEvent,
@@ -23,7 +23,6 @@ from handoff_sim.events import (
     RunEndEvent,
     RunStartEvent,
 )
-from handoff_sim.invariants import check_invariants
 from handoff_sim.report._spans import collect_spans
 from tests._helpers import NEEDS_OTEL
 

@@ -17,9 +17,16 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from handoff_sim import Agent, FailureAction, HandoffDeniedError, HandoffPolicy, SubAgent, Tool
+from handoff_sim import (
+    Agent,
+    FailureAction,
+    HandoffDeniedError,
+    HandoffPolicy,
+    SubAgent,
+    Tool,
+    check_invariants,
+)
 from handoff_sim.events import HandoffAttemptEndEvent
-from handoff_sim.invariants import check_invariants
 from handoff_sim.messages import ModelRequest
 from handoff_sim.testing import FunctionModel
 from tests._helpers import call, delegate, parent_of, turn
@@ -147,7 +154,7 @@ def test_s12_a_tool_that_resists_forever_ends_at_its_deadline_in_a_fresh_process
         f"""
         import asyncio
         from handoff_sim import Agent, HandoffPolicy, SubAgent, Tool, simulate
-        from handoff_sim.invariants import check_invariants
+        from handoff_sim import check_invariants
         from handoff_sim.testing import ScriptedModel
 
         async def resists():

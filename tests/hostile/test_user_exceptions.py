@@ -25,6 +25,7 @@ from handoff_sim import (
     simulate,
     tool,
 )
+from handoff_sim._tools import format_tool_error
 from handoff_sim.events import Event
 from handoff_sim.messages import ModelRequest, ToolCall
 from handoff_sim.scenarios.expect import describe_error as describe_scenario_error
@@ -32,7 +33,6 @@ from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
 from handoff_sim.subagents.executor import safe_message
 from handoff_sim.testing import FunctionModel, ScriptedModel
-from handoff_sim.tools import format_tool_error
 from tests._helpers import call, delegate, leaf, parent_of, turn
 from tests.hostile._support import open_starts, run_hostile
 

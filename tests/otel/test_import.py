@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from handoff_sim import Trace
+from handoff_sim import Trace, check_invariants
 from handoff_sim.errors import HandoffSimError, OtlpError, OtlpFormatError
-from handoff_sim.invariants import check_invariants
 from handoff_sim.trace import read_otlp
 from pytest_handoff.assertions import assert_handoffs_balanced
 from tests.otel._support import FIXTURES

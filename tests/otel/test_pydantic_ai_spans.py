@@ -27,10 +27,9 @@ from pydantic_ai import Agent, RunContext
 from pydantic_ai.capabilities import Instrumentation
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
-from handoff_sim import Trace
+from handoff_sim import Trace, check_invariants
 from handoff_sim.adapters.pydantic_ai import SimModel, simulate_run
 from handoff_sim.cli import main
-from handoff_sim.invariants import check_invariants
 from handoff_sim.otel import OtlpJsonFileExporter
 from handoff_sim.testing import ScriptedModel
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from handoff_sim import hookimpl
 from handoff_sim.events import Event, RunEndEvent
-from handoff_sim.hooks import hookimpl
 from handoff_sim.scenarios import ScenarioFileError, load_dict, load_file, run_scenario
 
 from ._util import BUNDLED, delegation

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-from handoff_sim import HandoffPolicy, Trace, simulate
+from handoff_sim import HandoffPolicy, Trace, check_invariants, simulate
 from handoff_sim.events import (
     ConfirmationDecisionEvent,
     ConfirmationRequestEvent,
@@ -14,7 +14,6 @@ from handoff_sim.events import (
     ToolEndEvent,
     ToolStartEvent,
 )
-from handoff_sim.invariants import check_invariants
 from handoff_sim.messages import ToolCall
 from handoff_sim.report._spans import collect_spans
 from handoff_sim.report._timeline import handoff_outcome

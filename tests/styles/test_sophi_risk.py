@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from handoff_sim import Agent, ConfigurationError, UnknownToolError, simulate, tool
+from handoff_sim import Agent, ConfigurationError, ToolSetExecutor, UnknownToolError, simulate, tool
 from handoff_sim.styles.sophi import (
     DENY_ALL,
     ConfirmationGate,
@@ -22,7 +22,6 @@ from handoff_sim.styles.sophi import (
     with_risk,
 )
 from handoff_sim.testing import ScriptedModel
-from handoff_sim.tools import ToolSetExecutor
 from tests.styles._support import Counter, call, counting_tool, definition, delegation, turn
 
 SAFE, CAUTION, DESTRUCTIVE = RiskLevel.SAFE, RiskLevel.CAUTION, RiskLevel.DESTRUCTIVE

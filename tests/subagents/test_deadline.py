@@ -15,10 +15,10 @@ from handoff_sim import (
     Simulation,
     SubAgent,
     Tool,
+    check_invariants,
     simulate,
 )
 from handoff_sim.events import HandoffAttemptEndEvent, RunEndEvent
-from handoff_sim.invariants import check_invariants
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, delegate, ends, parent_of, tool_results, turn
 

@@ -11,10 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from handoff_sim import Agent, FailureAction, HandoffPolicy, RunResult, SubAgent, simulate
+from handoff_sim import (
+    Agent,
+    FailureAction,
+    HandoffPolicy,
+    RunResult,
+    SubAgent,
+    check_invariants,
+    simulate,
+)
 from handoff_sim.errors import HandoffDeniedError, PolicyError, RetryClassifierError
 from handoff_sim.events import HandoffAttemptEndEvent
-from handoff_sim.invariants import check_invariants
 from handoff_sim.messages import ModelRequest
 from handoff_sim.testing import FunctionModel
 from tests._helpers import RecordingExecutor, delegate, ends, parent_of, tool_results, turn

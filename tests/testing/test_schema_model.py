@@ -10,14 +10,13 @@ import jsonschema
 import pytest
 from pydantic import BaseModel
 
-from handoff_sim import Agent, ConfigurationError, HandoffPolicy, Simulation, simulate
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, Simulation, Tool, simulate, tool
 from handoff_sim.errors import ScriptError
 from handoff_sim.events import ToolEndEvent, ToolStartEvent
 from handoff_sim.messages import ToolSpec
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
 from handoff_sim.testing import SchemaModel, SchemaModelError
-from handoff_sim.tools import Tool, tool
 from tests.hostile._support import run_hostile
 
 SEEDS = range(6)

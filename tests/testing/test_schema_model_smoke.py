@@ -15,7 +15,7 @@ from types import ModuleType
 
 import pytest
 
-from handoff_sim import Agent, Simulation
+from handoff_sim import Agent, InMemorySessionStore, Simulation
 from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.events import HandoffStartEvent
 from handoff_sim.scenarios import ScenarioError
@@ -26,7 +26,6 @@ from handoff_sim.scenarios.build import (
     build_type_models,
 )
 from handoff_sim.scenarios.load import LoadedScenario, load_file
-from handoff_sim.sessions import InMemorySessionStore
 from handoff_sim.testing import SchemaModel, override_models
 from tests.hostile._support import open_starts
 

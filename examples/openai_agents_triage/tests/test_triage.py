@@ -5,8 +5,8 @@ from agents import Runner
 from agents.exceptions import AgentsException
 from triage import POLICY, build_triage
 
+from handoff_sim import check_invariants
 from handoff_sim.adapters.openai_agents import SimModel, simulate_run
-from handoff_sim.invariants import check_invariants
 from handoff_sim.testing import AdversarialModel, AdversarialModelError, ScriptedModel
 from pytest_handoff import (
     assert_handoffs_balanced,

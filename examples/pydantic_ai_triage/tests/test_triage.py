@@ -4,8 +4,8 @@ import pytest
 from pydantic_ai.exceptions import AgentRunError, UserError
 from triage import POLICY, StyleGuide, build_editor, build_triage
 
+from handoff_sim import check_invariants
 from handoff_sim.adapters.pydantic_ai import SimModel, simulate_run
-from handoff_sim.invariants import check_invariants
 from handoff_sim.testing import AdversarialModel, AdversarialModelError, ScriptedModel
 from pytest_handoff import (
     assert_handoffs_balanced,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from handoff_sim.agent import Agent
+from handoff_sim._agent import Agent
 from handoff_sim.errors import InputFilterError, RetryClassifierError
 from handoff_sim.models import ModelClient
 from handoff_sim.scenarios.build._context import BuildContext

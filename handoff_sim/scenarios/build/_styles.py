@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from handoff_sim._tools import Tool
 from handoff_sim.models import ModelClient
 from handoff_sim.scenarios.build._context import BuildContext
 from handoff_sim.scenarios.schema import AgentSpec, ApproveSpec, ConfirmSpec, DispatcherSpec
@@ -24,10 +25,9 @@ from handoff_sim.styles.sophi import (
     sophi_agent,
 )
 from handoff_sim.subagents.policy import HandoffPolicy
-from handoff_sim.tools import Tool
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
 __all__ = ["confirmation_policy", "dispatcher_agent", "dispatcher_mount"]
 

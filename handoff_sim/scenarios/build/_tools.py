@@ -8,9 +8,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from handoff_sim._tools import Tool, ToolSetExecutor
 from handoff_sim.messages import ToolCall
 from handoff_sim.scenarios.schema import FakeToolSpec, RaisesSpec, ToolExecutorSpec
-from handoff_sim.tools import Tool, ToolSetExecutor
 
 __all__ = ["CatchAllExecutor", "fake_tool"]
 

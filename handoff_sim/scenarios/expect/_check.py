@@ -14,13 +14,13 @@ from handoff_sim._limits import MAX_PATTERN_CHECK_SECONDS
 from handoff_sim._patterns import pattern_budget, search
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
+from handoff_sim._sessions import Session
 from handoff_sim.errors import PatternTimeoutError, RealTimeDeadlineError, ScriptAssertionError
 from handoff_sim.events import RunStartEvent
 from handoff_sim.scenarios.expect._match import find_unmatched
 from handoff_sim.scenarios.expect._state import check_sessions, check_tool_runs
 from handoff_sim.scenarios.expect._values import resolved, value_matches
 from handoff_sim.scenarios.schema import ErrorExpect, ExpectSpec, HandoffExpect, Regex, ScenarioSpec
-from handoff_sim.sessions import Session
 from handoff_sim.trace import HandoffRecord, Trace
 
 __all__ = [

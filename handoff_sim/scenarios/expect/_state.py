@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from handoff_sim._sessions import Session
 from handoff_sim.scenarios.expect._values import resolved, value_matches
 from handoff_sim.scenarios.schema import ExpectSpec, MessageExpect, Place, SessionExpect
-from handoff_sim.sessions import Session
 
 __all__ = ["check_sessions", "check_tool_runs"]
 

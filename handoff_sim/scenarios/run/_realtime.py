@@ -25,8 +25,8 @@ from handoff_sim.errors import RealTimeDeadlineError, RunError
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent, RunResult
-    from handoff_sim.sessions import Session
+    from handoff_sim._agent import Agent, RunResult
+    from handoff_sim._sessions import Session
 
 __all__ = ["RealTimeRun", "real_time"]
 

@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from handoff_sim._sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
 from handoff_sim.scenarios.build import (
     BuildContext,
     ModelFactory,
@@ -20,7 +21,6 @@ from handoff_sim.scenarios.build import (
 from handoff_sim.scenarios.expect import TurnSessions
 from handoff_sim.scenarios.run._realtime import RealTimeRun, real_time
 from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
-from handoff_sim.sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
 from handoff_sim.simulation import Simulation
 from handoff_sim.testing import FunctionModel, SchemaModelSpec, ScriptedModel
 from handoff_sim.trace import Trace

@@ -21,7 +21,7 @@ from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.policy import SessionMode
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
 __all__ = ["SUBAGENT_MARKER", "FlinkSubAgent", "ResultParser"]
 

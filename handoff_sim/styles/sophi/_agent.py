@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from handoff_sim._sessions import SessionStore
+from handoff_sim._tools import Tool, ToolSetExecutor, parse_arguments
 from handoff_sim.messages import ToolCall
 from handoff_sim.models import ModelClient
-from handoff_sim.sessions import SessionStore
 from handoff_sim.styles.sophi._arguments import DELEGATE_TOOL_NAME
 from handoff_sim.styles.sophi._confirmation import (
     ALLOW_ALL,
@@ -20,10 +21,9 @@ from handoff_sim.styles.sophi._dispatcher import DEFAULT_MAX_DELEGATION_DEPTH, S
 from handoff_sim.styles.sophi._registry import ToolRegistry
 from handoff_sim.styles.sophi._risk import RiskLevel, risk_of
 from handoff_sim.subagents.policy import HandoffPolicy
-from handoff_sim.tools import Tool, ToolSetExecutor, parse_arguments
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
 __all__ = ["sophi_agent"]
 
@@ -50,7 +50,7 @@ def sophi_agent(
     sub-agents use ``model`` unless ``models`` names a client for their type.
     Sessions of every level go to ``session_store``.
     """
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
     full = registry if isinstance(registry, ToolRegistry) else ToolRegistry(registry)
     policy = handoff_policy or HandoffPolicy(max_depth=0)

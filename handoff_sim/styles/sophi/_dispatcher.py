@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from handoff_sim._context import current_frame
+from handoff_sim._sessions import InMemorySessionStore, Session, SessionStore
+from handoff_sim._tools import Tool, ToolSetExecutor, parse_arguments
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ToolCall, ToolSpec
 from handoff_sim.models import ModelClient
-from handoff_sim.sessions import InMemorySessionStore, Session, SessionStore
 from handoff_sim.styles.sophi._arguments import (
     DELEGATE_TOOL_NAME,
     DELEGATION_PARAMETERS,
@@ -38,10 +39,9 @@ from handoff_sim.styles.sophi._risk import RiskLevel, risk_of
 from handoff_sim.subagents.definition import Refusal, SubAgent
 from handoff_sim.subagents.executor import safe_message
 from handoff_sim.subagents.policy import HandoffPolicy, SessionMode
-from handoff_sim.tools import Tool, ToolSetExecutor, parse_arguments
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
 
 __all__ = ["DEFAULT_MAX_DELEGATION_DEPTH", "DispatcherConfig", "SubagentDispatcher"]
 
@@ -228,7 +228,7 @@ class SubagentDispatcher(SubAgent):
     # -- building the sub-agent ------------------------------------------------------
 
     def _build(self, definition: AgentDefinition, expected: tuple[str, ...] | None) -> Agent:
-        from handoff_sim.agent import Agent
+        from handoff_sim._agent import Agent
 
         config = self.config
         scoped = config.registry.subset(definition.allowed_tools)

@@ -29,6 +29,8 @@ from handoff_sim._context import (
     use_frame,
 )
 from handoff_sim._react_loop import LoopState, run_loop
+from handoff_sim._sessions import InMemorySessionStore, Session, SessionStore, load_session
+from handoff_sim._tools import Tool, ToolExecutor, ToolSetExecutor
 from handoff_sim.errors import (
     ConfigurationError,
     DuplicateToolNameError,
@@ -37,12 +39,10 @@ from handoff_sim.errors import (
 )
 from handoff_sim.messages import Message, ToolSpec
 from handoff_sim.models import ModelClient
-from handoff_sim.sessions import InMemorySessionStore, Session, SessionStore, load_session
 from handoff_sim.subagents import SUBAGENT_PREFIX
 from handoff_sim.subagents.definition import SubAgent
 from handoff_sim.subagents.executor import HandoffExecutor
 from handoff_sim.subagents.policy import HandoffPolicy
-from handoff_sim.tools import Tool, ToolExecutor, ToolSetExecutor
 from handoff_sim.trace import Trace
 
 __all__ = ["Agent", "RunResult", "check_wiring", "override_agent_models", "require_agent"]

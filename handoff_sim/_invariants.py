@@ -28,7 +28,7 @@ from handoff_sim.testing import SimulatedModelError
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
-    from handoff_sim.agent import Agent
+    from handoff_sim._agent import Agent
     from handoff_sim.subagents.policy import HandoffPolicy
 
 __all__ = [
@@ -42,8 +42,8 @@ __all__ = [
     "check_messages",
 ]
 
-# Their public home: reprs, pickles and docs name this module, not the private one.
-Invariant.__module__ = Violation.__module__ = __name__
+# Its public home: reprs, pickles and docs name the package, not a private module.
+Violation.__module__ = "handoff_sim"
 
 EXPECTED_RUN_ERRORS: tuple[type[BaseException], ...] = (HandoffSimError, SimulatedModelError)
 """Errors a run may end with: the runtime's typed errors and a fake model's failure."""
