@@ -1,0 +1,374 @@
+"""Write a recording: a :class:`Recorder`'s calls and the run's trace as a scenario file.
+
+Per agent a script whose steps carry the recorded latency (to 1 ms), the request
+fingerprint and usage; plain tools as fakes with their recorded answers; the turns; an
+``expect:`` block from the trace; the ``recorded:`` provenance. Everything written is
+redacted first (fingerprints are taken before), the file is replaced atomically, and
+no machine path ever reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from handoff_sim import Trace, __version__
+from handoff_sim.errors import ConfigurationError
+from handoff_sim.events import HandoffStartEvent, ToolEndEvent, ToolStartEvent
+from handoff_sim.recording._expect import elapsed_of, expect_block, top_level_runs
+from handoff_sim.recording._graph import AgentGraph, duration_text
+from handoff_sim.recording._redact import Redaction, Scrubber, machine_paths
+from handoff_sim.recording._yaml_out import render
+from handoff_sim.scenarios.schema import RECORDING_FORMAT, RaisesSpec
+
+if TYPE_CHECKING:
+    from handoff_sim.recording._recorder import ModelCall, Recorder, ToolCallRecord
+
+__all__ = ["recording_document", "write_recording", "write_text"]
+
+_RAISABLE = frozenset(RaisesSpec.model_fields["type"].annotation.__args__)  # type: ignore[union-attr]
+_TOOL_ERROR = re.compile(r"Error: ([A-Za-z_][A-Za-z0-9_]*)(?:: (.*))?\Z", re.DOTALL)
+_NEVER = "24h"
+"""The latency of a recorded call that was cut off: it does not answer in a replay either."""
+
+
+def write_recording(
+    recorder: Recorder,
+    path: str | Path,
+    trace: Trace,
+    *,
+    scenario: str,
+    inputs: Sequence[str],
+    agents: AgentGraph | None = None,
+    redact: Redaction | None = None,
+    description: str = "recorded from a real run",
+    extra_versions: Mapping[str, str] | None = None,
+    source: str | Path | None = None,
+    elapsed: float | None = None,
+) -> Path:
+    """Write the recording at ``path``; ``elapsed`` overrides the trace's (a real-time run)."""
+    document = recording_document(
+        recorder,
+        trace,
+        scenario=scenario,
+        inputs=inputs,
+        agents=agents,
+        redact=redact,
+        description=description,
+        extra_versions=extra_versions,
+        elapsed=elapsed,
+    )
+    return write_text(path, render(document, _header(Path(path).name)), source=source)
+
+
+def recording_document(
+    recorder: Recorder,
+    trace: Trace,
+    *,
+    scenario: str,
+    inputs: Sequence[str],
+    agents: AgentGraph | None = None,
+    redact: Redaction | None = None,
+    description: str = "recorded from a real run",
+    extra_versions: Mapping[str, str] | None = None,
+    elapsed: float | None = None,
+) -> dict[str, Any]:
+    """The recording as the plain mapping the file holds, keys in the file's order."""
+    scrub = (redact or Redaction()).scrubber()
+    graph = agents if agents is not None else AgentGraph.from_trace(trace)
+    notes = list(graph.notes)
+    lanes = recorder.lanes()
+    agent_blocks = _agents(graph, lanes, scrub)
+    tools = _tools(recorder, trace, graph, scrub, notes)
+    turns = _turns(trace, inputs, scrub)
+    if elapsed is None and recorder.real_time and recorder.runtime != "handoff-sim":
+        notes.append("elapsed is not written: the run was recorded in real time")
+    elif elapsed is None:
+        elapsed = elapsed_of(trace)
+    expect = expect_block(trace, scrub.text, elapsed=elapsed)
+    recorded: dict[str, Any] = {
+        "format": RECORDING_FORMAT,
+        "runtime": recorder.runtime,
+        "match": "fingerprint",
+        "versions": _versions(recorder, extra_versions),
+        "models": _models(lanes, notes),
+        "date": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "tools": recorder.tools,
+        "redacted": scrub.report(),
+    }
+    if notes:
+        recorded["notes"] = [scrub.text(n) for n in notes]
+    document: dict[str, Any] = {
+        "scenario": scenario,
+        "description": scrub.text(description),
+        "recorded": recorded,
+        "agents": agent_blocks,
+    }
+    if tools:
+        document["tools"] = tools
+    document["run"] = turns
+    document["expect"] = expect
+    recorded["redacted"] = scrub.report()  # everything is scrubbed by now
+    return document
+
+
+def _versions(recorder: Recorder, extra: Mapping[str, str] | None) -> dict[str, str]:
+    versions = {"handoff-sim": __version__, "python": platform.python_version()}
+    versions.update(recorder.versions)
+    versions.update(extra or {})
+    return versions
+
+
+def _models(lanes: Mapping[str, list[ModelCall]], notes: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for agent, calls in lanes.items():
+        names = list(dict.fromkeys(c.model for c in calls))
+        out[agent] = names[0]
+        if len(names) > 1:
+            notes.append(f"agent {agent!r} called several models: {', '.join(names)}")
+    return out
+
+
+def _agents(
+    graph: AgentGraph, lanes: Mapping[str, list[ModelCall]], scrub: Scrubber
+) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    names = [graph.entry, *(n for n in graph.agents if n != graph.entry)]
+    names += [n for n in lanes if n not in graph.agents]
+    for name in names:
+        block = dict(graph.agents.get(name, {}))
+        if "system_prompt" in block:
+            block["system_prompt"] = scrub.text(block["system_prompt"])
+        block["model"] = {"script": [_step(call, scrub) for call in lanes.get(name, [])]}
+        out[name] = block
+    return out
+
+
+def _step(call: ModelCall, scrub: Scrubber) -> dict[str, Any]:
+    """One script step: the answer (or error, or cancellation), latency, usage, request."""
+    from handoff_sim.recording._fingerprint import fingerprint
+
+    step: dict[str, Any] = {}
+    response = call.response
+    if call.cancelled:
+        step["cancelled"] = True
+    elif call.error is not None or response is None:
+        step["error"] = scrub.text(_model_error(call.error))
+    else:
+        if response.text is not None or not response.tool_calls:
+            step["text"] = None if response.text is None else scrub.text(response.text)
+        if response.tool_calls:
+            step["tool_calls"] = [
+                _tool_call(c.id, c.name, c.arguments, scrub) for c in response.tool_calls
+            ]
+    step["latency"] = duration_text(call.end - call.start)
+    if call.first_chunk is not None:
+        step["first_chunk"] = duration_text(call.first_chunk)
+    usage = response.usage if response is not None else None
+    if usage is not None:
+        step["usage"] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
+    found = fingerprint(call.request)
+    request: dict[str, Any] = {"model": found.model, "tools": list(found.tools), "role": found.role}
+    request["sha256"] = found.sha256
+    if found.system is not None:
+        request["system"] = found.system
+    request["text"] = scrub.text(found.text)
+    step["request"] = request
+    return step
+
+
+def _tool_call(call_id: str | None, name: str, arguments: str, scrub: Scrubber) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if call_id is not None:
+        out["id"] = scrub.text(call_id)
+    out["name"] = name
+    out["arguments"] = scrub.text(arguments)
+    return out
+
+
+def _model_error(error: BaseException | None) -> str:
+    """A model error as a script step's ``error``: a provider failure keeps its message alone."""
+    from handoff_sim.testing import SimulatedModelError
+
+    if error is None:
+        return "the model returned nothing"
+    if isinstance(error, SimulatedModelError):
+        return str(error)
+    message = str(error)
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+# -- tools -----------------------------------------------------------------------------
+
+
+def _tools(
+    recorder: Recorder, trace: Trace, graph: AgentGraph, scrub: Scrubber, notes: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Each plain tool of the graph as a fake: its description, parameters and answers."""
+    answers: dict[str, list[dict[str, Any]]] = {name: [] for name in graph.tools}
+    if recorder.tools == "recorded":
+        for record in recorder.tool_calls:
+            if record.name in answers:
+                answers[record.name].append(_recorded_answer(record, scrub, notes))
+    else:
+        for start, end in _plain_tool_calls(trace, graph):
+            if start.tool in answers:
+                answers[start.tool].append(_traced_answer(start, end, scrub, notes))
+    out: dict[str, dict[str, Any]] = {}
+    for name, spec in graph.tools.items():
+        fake: dict[str, Any] = {"description": scrub.text(spec.get("description", ""))}
+        if "parameters" in spec:
+            fake["parameters"] = spec["parameters"]
+        fake["answers"] = answers[name]
+        out[name] = fake
+    return out
+
+
+def _plain_tool_calls(
+    trace: Trace, graph: AgentGraph
+) -> list[tuple[ToolStartEvent, ToolEndEvent | None]]:
+    """Every plain-tool call of the trace (handoffs left out), with its end, in start order."""
+    handoffs = {(e.run_id, e.call_id) for e in trace.of_type(HandoffStartEvent)}
+    starts: dict[tuple[int, str, str], ToolStartEvent] = {}
+    ends: dict[tuple[int, str, str], ToolEndEvent] = {}
+    segment, last = 0, 0
+    for event in trace:
+        segment, last = (segment + 1 if event.seq <= last else segment), event.seq
+        if isinstance(event, ToolStartEvent | ToolEndEvent):
+            if (event.run_id, event.call_id) in handoffs or event.tool in graph.subagent_tools:
+                continue
+            key = (segment, event.run_id, event.call_id)
+            if isinstance(event, ToolStartEvent):
+                starts[key] = event
+            else:
+                ends[key] = event
+    return [(start, ends.get(key)) for key, start in starts.items()]
+
+
+def _arguments(raw: str, scrub: Scrubber) -> dict[str, Any] | str:
+    text = scrub.text(raw)
+    try:
+        value = json.loads(text) if text.strip() else {}
+    except (ValueError, RecursionError):
+        return text
+    return value if isinstance(value, dict) else text
+
+
+def _traced_answer(
+    start: ToolStartEvent, end: ToolEndEvent | None, scrub: Scrubber, notes: list[str]
+) -> dict[str, Any]:
+    answer: dict[str, Any] = {"arguments": _arguments(start.arguments, scrub)}
+    if end is None or end.status == "cancelled":
+        answer["returns"] = ""
+        answer["latency"] = _NEVER
+        return answer
+    output = end.output or ""
+    if end.status == "error":
+        answer["raises"] = _raises_from_text(start.tool, output, scrub, notes)
+    else:
+        answer["returns"] = scrub.text(output)
+    answer["latency"] = duration_text(end.t - start.t)
+    return answer
+
+
+def _raises_from_text(tool: str, output: str, scrub: Scrubber, notes: list[str]) -> dict[str, Any]:
+    found = _TOOL_ERROR.match(output)
+    if found and found.group(1) in _RAISABLE:
+        return {"type": found.group(1), "message": scrub.text(found.group(2) or "")}
+    notes.append(f"tool {tool!r}: an error the file cannot name is written as a RuntimeError")
+    text = output[len("Error: ") :] if output.startswith("Error: ") else output
+    return {"type": "RuntimeError", "message": scrub.text(text)}
+
+
+def _recorded_answer(record: ToolCallRecord, scrub: Scrubber, notes: list[str]) -> dict[str, Any]:
+    import asyncio
+
+    answer: dict[str, Any] = {"arguments": _arguments(record.arguments, scrub)}
+    error = record.error
+    if isinstance(error, asyncio.CancelledError):
+        answer["returns"] = ""
+        answer["latency"] = _NEVER
+        return answer
+    if error is not None:
+        kind = type(error).__name__
+        if kind not in _RAISABLE:
+            notes.append(f"tool {record.name!r}: {kind} is written as a RuntimeError")
+            kind = "RuntimeError"
+        answer["raises"] = {"type": kind, "message": scrub.text(str(error))}
+    else:
+        answer["returns"] = scrub.text(record.result or "")
+    answer["latency"] = duration_text(record.end - record.start)
+    return answer
+
+
+# -- turns -----------------------------------------------------------------------------
+
+
+def _turns(trace: Trace, inputs: Sequence[str], scrub: Scrubber) -> list[dict[str, Any]]:
+    """The user turns; each says which session it ran in, as the recorded run did."""
+    runs = top_level_runs(trace)
+    sessions = [start.session_id for start, _ in runs] if len(runs) == len(inputs) else []
+    turns: list[dict[str, Any]] = [{"input": scrub.text(text)} for text in inputs]
+    first_turn_of: dict[str, int] = {}
+    for index, session in enumerate(sessions):
+        if index and session != sessions[index - 1]:
+            if session not in first_turn_of:
+                turns[index]["session"] = "new"
+            else:
+                owner = first_turn_of[session]
+                name = f"session_{owner + 1}"
+                turns[owner].setdefault("expect", {})["session_id"] = {"capture": name}
+                turns[index]["session"] = {"ref": name}
+        first_turn_of.setdefault(session, index)
+    return turns
+
+
+# -- the file --------------------------------------------------------------------------
+
+
+def _header(name: str) -> str:
+    return (
+        "# Recorded by handoff-sim from a real run; an ordinary scenario file: edit it freely.\n"
+        f"# Replay it standalone:          handoff-sim run {name}\n"
+        "# Replay it into your own agents: with handoff_sim.recording.replay(agent, path): ...\n"
+    )
+
+
+def write_text(path: str | Path, text: str, *, source: str | Path | None = None) -> Path:
+    """Write ``text`` at ``path`` atomically (a temporary file beside it, then a rename).
+
+    It refuses to replace ``source`` (what the recording was made from) and any text
+    that still holds a machine path.
+    """
+    target = Path(path)
+    if source is not None and _same_file(target, Path(source)):
+        raise ConfigurationError(
+            f"the recording would overwrite its own input {target.name!r}: write it elsewhere"
+        )
+    leaked = [d for d in machine_paths() if d in text]
+    if leaked:
+        raise ConfigurationError("a recording may not hold a machine path; it was not written")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+    except OSError:
+        return False
