@@ -12,7 +12,7 @@ import importlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -28,6 +28,14 @@ from handoff_sim.cli._otel import (
     open_suite,
     run_check,
 )
+from handoff_sim.cli._recording import (
+    RECORD_HELP,
+    add_policy_option,
+    add_record_arguments,
+    read_policies,
+    run_record,
+    scenario_outcome,
+)
 from handoff_sim.cli._report import HTML_HELP, CommandReport
 from handoff_sim.cli._run_output import NORMAL, QUIET, VERBOSE, RunOutput
 
@@ -36,6 +44,7 @@ if TYPE_CHECKING:
     from handoff_sim.cli._plugins import CommandPlugins
     from handoff_sim.otel import OtelSuite
     from handoff_sim.scenarios import LoadedScenario
+    from handoff_sim.scenarios.schema import PolicySpec
 
 __all__ = ["main"]
 
@@ -89,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     schema.add_argument("-o", "--output", metavar="FILE", help="write it to FILE instead")
     _render_parser(_command(commands, "render", "run one scenario and print its trace"))
     add_check_arguments(_command(commands, "check", CHECK_HELP))
+    add_record_arguments(_command(commands, "record", RECORD_HELP))
     fuzz = _command(commands, "fuzz", "fuzz policy configurations (if installed)")
     fuzz.add_argument(
         "args",
@@ -152,6 +162,7 @@ def _run_parser(run: argparse.ArgumentParser) -> None:
         "cannot express is reported as N/A with the reason",
     )
     _plugin_option(run)
+    add_policy_option(run)
 
 
 def _render_parser(render: argparse.ArgumentParser) -> None:
@@ -212,6 +223,7 @@ def _dispatch(args_list: list[str]) -> int:
         "schema": _schema,
         "render": _render,
         "check": run_check,
+        "record": run_record,
     }
     return handlers[args.command](args)
 
@@ -299,7 +311,8 @@ def _run(args: argparse.Namespace) -> int:
     plugins = _plugins(args)
     suite, opened = open_suite(args.otel, err)
     usable, runtime = _runtime(args.runtime, err)
-    if plugins is None or not opened or not usable:
+    policies = read_policies(args.policies, err)
+    if plugins is None or not opened or not usable or policies is None:
         return EXIT_USAGE
     files, broken = _scenario_files(args.paths, err)
     report.add_problem(", ".join(args.paths), id="<paths>")
@@ -316,7 +329,7 @@ def _run(args: argparse.Namespace) -> int:
             if args.keyword and args.keyword not in scenario.id:
                 tally.deselected += 1
             else:
-                _run_one(scenario, plugins, shown, tally, suite, report, runtime)
+                _run_one(scenario, plugins, shown, tally, suite, report, runtime, policies)
     shown.finish(tally.summary())
     written = report.write(out, err)
     code = tally.exit_code() if close_suite(suite, err) and written else EXIT_USAGE
@@ -355,6 +368,7 @@ def _run_one(
     suite: OtelSuite | None = None,
     report: CommandReport = _NO_REPORT,
     framework: RuntimeFactory | None = None,
+    policies: Mapping[str, PolicySpec] | None = None,
 ) -> None:
     from handoff_sim.adapters import ScenarioNotApplicable
     from handoff_sim.scenarios import ScenarioError, run_scenario
@@ -364,11 +378,13 @@ def _run_one(
     if runtime is None and framework is not None:
         runtime = framework(factories)
     try:
-        result = run_scenario(
+        result, what_if = scenario_outcome(
             scenario,
-            runtime=runtime,
-            model_factories=factories,
-            observers=plugins.observers(scenario),
+            policies,
+            lambda s: run_scenario(
+                s, runtime=runtime, model_factories=factories, observers=plugins.observers(s)
+            ),
+            lambda s: run_scenario(s, runtime=runtime, model_factories=factories),
         )
     except ScenarioNotApplicable as exc:
         tally.not_applicable += 1
@@ -390,6 +406,8 @@ def _run_one(
     else:
         tally.failed += 1
         shown.failed(where, result)
+    if what_if:
+        print(what_if, end="", file=sys.stdout)
 
 
 def _validate(args: argparse.Namespace) -> int:

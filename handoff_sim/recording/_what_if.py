@@ -12,7 +12,7 @@ The command line's ``--policy AGENT.KEY=VALUE`` options are read by :func:`polic
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -43,6 +43,9 @@ __all__ = [
     "what_if",
     "what_if_scenario",
 ]
+
+Runner = Callable[[LoadedScenario], ScenarioResult]
+"""Runs one scenario and checks it (``run_scenario`` with the caller's runtime and options)."""
 
 PolicyOverrides = Mapping[str, "HandoffPolicy | PolicySpec | Mapping[str, Any]"]
 """Agent name -> the policy it runs under: file-form keys (merged) or a whole policy."""
@@ -151,13 +154,19 @@ def what_if_scenario(
     *,
     match: MatchMode | None = DEFAULT_WHAT_IF_MATCH,
     runtime: ScenarioRuntime | None = None,
-    before: ScenarioResult | None = None,
+    run: Runner | None = None,
+    before_run: Runner | None = None,
 ) -> WhatIfReport:
-    """:func:`what_if` for a loaded scenario; ``before`` reuses a run as written."""
+    """:func:`what_if` for a loaded scenario. ``run`` runs it under the new policies and
+    ``before_run`` as written (both ``run_scenario`` on ``runtime`` by default)."""
     blocks = {agent: _block(agent, policy) for agent, policy in policies.items()}
     changed = with_policies(loaded, blocks, match=match)
-    first = before if before is not None else run_scenario(loaded, runtime=runtime)
-    after = run_scenario(changed, runtime=runtime)
+
+    def default(scenario: LoadedScenario) -> ScenarioResult:
+        return run_scenario(scenario, runtime=runtime)
+
+    first = (before_run or default)(loaded)
+    after = (run or default)(changed)
     shown = {agent: _written(block) for agent, block in blocks.items()}
     return WhatIfReport(loaded, shown, first, after, _changes(first, after))
 

@@ -1,0 +1,318 @@
+"""Walk the spans of one trace into what a recording needs: lanes, mounts, tools, inputs.
+
+Each agent run span (``invoke_agent``, pydantic-ai's ``agent run``, OpenInference's
+``AGENT``) names its agent; its model calls become the agent's lane, in start order; a
+tool call with an agent run inside it is a handoff (the mount ``{agent, tool_name}``), any
+other tool call a recorded answer of a fake tool. What the spans do not say is collected
+in :attr:`Walked.notes`, never filled in.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from handoff_sim._durations import written
+from handoff_sim._limits import DEFAULT_MAX_MODEL_CALLS, MAX_SECONDS, MAX_STEPS
+from handoff_sim._otlp import _genai as genai
+from handoff_sim._otlp._parse import RawSpan
+from handoff_sim._otlp._tree import SpanTree, role_of
+from handoff_sim.errors import OtlpFormatError
+from handoff_sim.recording._span_content import answer_of, model_of, offered_tools, usage_of
+
+__all__ = ["AgentSeen", "ToolSeen", "Walked", "walk"]
+
+_NS = 1_000_000_000
+_PYDANTIC_AI = frozenset({"pydantic_ai.all_messages", "model_request_parameters", "logfire.msg"})
+
+
+@dataclass(slots=True)
+class AgentSeen:
+    """One agent as its spans show it."""
+
+    steps: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
+    subagents: dict[str, str] = field(default_factory=dict)  # tool name -> agent
+    offered: dict[str, dict[str, Any]] = field(default_factory=dict)
+    model: str | None = None
+    most_chats: int = 0
+    parallel: bool = False
+    attempts: int = 1
+    timeout: float | None = None
+    denied: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ToolSeen:
+    """A plain tool's recorded calls, in start order."""
+
+    answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Walked:
+    """What the spans of one trace hold, ready to write as a scenario."""
+
+    agents: dict[str, AgentSeen] = field(default_factory=dict)
+    tools: dict[str, ToolSeen] = field(default_factory=dict)
+    inputs: list[str] = field(default_factory=list)
+    root: str | None = None
+    notes: list[str] = field(default_factory=list)
+    ours: bool = False
+    runtime: str | None = None
+
+
+@dataclass(slots=True)
+class _Ctx:
+    run: RawSpan | None = None
+    agent: str | None = None
+    tool: RawSpan | None = None
+    tool_agent: str | None = None
+
+
+class _Walker:
+    def __init__(self, label: str, tree: SpanTree) -> None:
+        self.label = label
+        self.tree = tree
+        self.out = Walked()
+        self.chats = 0
+        self.arguments: dict[tuple[str, str], str] = {}  # (run span, call id) -> arguments
+        self.pending: list[tuple[str, dict[str, Any]]] = []  # (run span, step) to fill
+        self.handoff_tools: set[str] = set()
+        self.plain: list[tuple[RawSpan, str]] = []  # (tool span, agent)
+        self.missing_content: set[str] = set()
+
+    def fail(self, span: RawSpan, what: str) -> OtlpFormatError:
+        return OtlpFormatError(self.label, span.where, f"span {span.name!r}: {what}")
+
+    def run(self) -> Walked:
+        stack: list[tuple[RawSpan, _Ctx]] = [(r, _Ctx()) for r in reversed(self.tree.roots)]
+        while stack:
+            span, ctx = stack.pop()
+            inner = self.visit(span, ctx)
+            stack.extend((child, inner) for child in reversed(self.tree.kids(span)))
+        self.finish()
+        return self.out
+
+    def visit(self, span: RawSpan, ctx: _Ctx) -> _Ctx:
+        role = role_of(span)
+        self.runtime(span)
+        if role == "run":
+            return self.agent_run(span, ctx)
+        if role == "chat" and ctx.agent is not None:
+            self.chat(span, ctx)
+        elif role == "tool" and ctx.agent is not None:
+            return self.tool(span, ctx)
+        elif role == "attempt":
+            self.attempt(span, ctx)
+        return ctx
+
+    def runtime(self, span: RawSpan) -> None:
+        """Which runtime wrote the spans, from the marks each leaves."""
+        attributes = span.attributes
+        if "handoff_sim.run_id" in attributes:
+            self.out.ours = True
+            self.out.runtime = "handoff-sim"
+        elif self.out.runtime is None and _PYDANTIC_AI.intersection(attributes):
+            self.out.runtime = "pydantic-ai"
+        elif self.out.runtime is None and "openinference.span.kind" in attributes:
+            self.out.runtime = "openai-agents" if attributes.get("llm.system") == "openai" else None
+
+    def agent_run(self, span: RawSpan, ctx: _Ctx) -> _Ctx:
+        agent = _agent_name(span)
+        if ctx.agent is None and not self.own_chats(span) and self.has_runs(span):
+            return ctx  # a workflow span around the agents (OpenInference's trace root)
+        seen = self.out.agents.setdefault(agent, AgentSeen())
+        seen.most_chats = max(seen.most_chats, self.own_chats(span))
+        if ctx.tool is not None and ctx.tool_agent is not None:
+            tool = genai.tool_name(ctx.tool)
+            self.out.agents[ctx.tool_agent].subagents.setdefault(tool, agent)
+            self.handoff_tools.add(ctx.tool.span_id)
+        elif ctx.agent is None:
+            self.root_run(span, agent)
+        return _Ctx(span, agent)
+
+    def root_run(self, span: RawSpan, agent: str) -> None:
+        if self.out.root is not None and self.out.root != agent:
+            raise self.fail(
+                span,
+                f"a top-level run of agent {agent!r}, but the trace began with agent "
+                f"{self.out.root!r}: a recording replays one top-level agent",
+            )
+        self.out.root = agent
+        first_chat = next((c for c in self.tree.kids(span) if role_of(c) == "chat"), None)
+        given = span.attributes.get("handoff_sim.input")
+        self.out.inputs.append(
+            given if isinstance(given, str) else genai.run_input(span, first_chat)
+        )
+
+    def own_chats(self, span: RawSpan) -> int:
+        return sum(1 for kid in self.tree.kids(span) if role_of(kid) == "chat")
+
+    def has_runs(self, span: RawSpan) -> bool:
+        return any(role_of(kid) == "run" for kid in self.tree.kids(span))
+
+    def chat(self, span: RawSpan, ctx: _Ctx) -> None:
+        assert ctx.agent is not None
+        assert ctx.run is not None
+        self.chats += 1
+        if self.chats > DEFAULT_MAX_MODEL_CALLS:
+            raise self.fail(
+                span,
+                f"the trace holds more than {DEFAULT_MAX_MODEL_CALLS:,} model calls, more "
+                "than a replayed run may make (its model-call budget)",
+            )
+        seen = self.out.agents[ctx.agent]
+        seen.model = seen.model or model_of(span)
+        for tool in offered_tools(self.label, span):
+            seen.offered.setdefault(tool["name"], tool)
+        step = self.step(span, ctx.agent)
+        seen.steps.append((span.start_ns, span.index, step))
+        if step.get("tool_calls") and any(c["arguments"] is None for c in step["tool_calls"]):
+            self.pending.append((ctx.run.span_id, step))
+
+    def step(self, span: RawSpan, agent: str) -> dict[str, Any]:
+        seconds = self.latency(span)
+        if span.status_code == 2:
+            if genai.is_cancelled(span) or span.attributes.get("error.type") == "_OTHER":
+                return {"cancelled": True}  # cut off in the run: never answers in a replay
+            return {"error": _message(span), "latency": str(written(seconds))}
+        answer = answer_of(self.label, span)
+        if not answer.content:
+            self.missing_content.add(agent)
+        step: dict[str, Any] = {}
+        if answer.text is not None or not answer.calls:
+            step["text"] = answer.text if answer.text is not None else ""
+        if answer.calls:
+            step["tool_calls"] = [
+                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in answer.calls
+            ]
+        step["latency"] = str(written(seconds))
+        usage = usage_of(span)
+        if usage is not None:
+            step["usage"] = usage
+        return step
+
+    def latency(self, span: RawSpan) -> float:
+        if span.end_ns < span.start_ns:
+            raise self.fail(span, "ends before it starts: no latency can be recorded")
+        seconds = (span.end_ns - span.start_ns) / _NS
+        if seconds > MAX_SECONDS:
+            raise self.fail(
+                span,
+                f"lasted {seconds:.6g} s, longer than a recorded latency may be "
+                f"({MAX_SECONDS:,.0f} s, a virtual year)",
+            )
+        return round(seconds, 6)
+
+    def tool(self, span: RawSpan, ctx: _Ctx) -> _Ctx:
+        assert ctx.run is not None
+        assert ctx.agent is not None
+        call_id = genai.text(span.attributes.get("gen_ai.tool.call.id")) or ""
+        self.arguments[(ctx.run.span_id, call_id)] = genai.tool_arguments(span)
+        subagent = span.attributes.get("handoff_sim.handoff.subagent")
+        if isinstance(subagent, str):  # our export names the delegate even when it never ran
+            self.out.agents[ctx.agent].subagents.setdefault(genai.tool_name(span), subagent)
+            self.out.agents.setdefault(subagent, AgentSeen())
+            self.handoff_tools.add(span.span_id)
+            self.handoff_policy(span, ctx.agent)
+        else:
+            self.plain.append((span, ctx.agent))
+        return _Ctx(ctx.run, ctx.agent, span, ctx.agent)
+
+    def handoff_policy(self, span: RawSpan, agent: str) -> None:
+        seen = self.out.agents[agent]
+        attempts = span.attributes.get("handoff_sim.handoff.attempts")
+        if isinstance(attempts, int) and not isinstance(attempts, bool):
+            seen.attempts = max(seen.attempts, min(attempts, 101))
+        if span.attributes.get("handoff_sim.handoff.reason") == "denied_tool":
+            seen.denied.append(genai.tool_name(span))
+
+    def attempt(self, span: RawSpan, ctx: _Ctx) -> None:
+        if ctx.tool_agent is None or span.attributes.get("handoff_sim.outcome") != "timeout":
+            return
+        duration = span.attributes.get("handoff_sim.duration_ms")
+        if isinstance(duration, int | float) and 0 < duration <= MAX_SECONDS * 1000:
+            seen = self.out.agents[ctx.tool_agent]
+            seen.timeout = round(duration / 1000, 6)
+
+    def finish(self) -> None:
+        for run_id, step in self.pending:
+            for call in step["tool_calls"]:
+                if call["arguments"] is None:
+                    found = self.arguments.get((run_id, call["id"]))
+                    call["arguments"] = found if found is not None else "{}"
+        for span, agent in self.plain:
+            if span.span_id not in self.handoff_tools:
+                self.plain_tool(span, agent)
+        self.foreign_attempts()
+        for agent in sorted(self.missing_content):
+            self.out.notes.append(
+                f"agent {agent}: the spans carry no content of its model calls' answers "
+                "(content capture was off): those steps answer with empty text"
+            )
+
+    def plain_tool(self, span: RawSpan, agent: str) -> None:
+        name = genai.tool_name(span)
+        answer: dict[str, Any] = {"arguments": _arguments(genai.tool_arguments(span))}
+        if span.status_code == 2:
+            answer["raises"] = {"type": "RuntimeError", "message": genai.error_text(span)}
+        else:
+            answer["returns"] = genai.tool_result(span) or ""
+        answer["latency"] = str(written(self.latency(span)))
+        self.out.tools.setdefault(name, ToolSeen()).answers.append((span.start_ns, answer))
+        self.out.agents[agent].offered.setdefault(name, {"name": name})
+
+    def foreign_attempts(self) -> None:
+        """Runs of one delegate inside one tool call are its attempts (retries)."""
+        for span in self.tree.spans:
+            if span.span_id in self.handoff_tools and role_of(span) == "tool":
+                runs = sum(1 for kid in self.tree.kids(span) if role_of(kid) == "run")
+                parent = _parent_agent(self, span)
+                if parent is not None and runs > 1:
+                    seen = self.out.agents[parent]
+                    seen.attempts = max(seen.attempts, min(runs, 101))
+
+
+def _parent_agent(walker: _Walker, span: RawSpan) -> str | None:
+    name = span.attributes.get("gen_ai.agent.name") or span.attributes.get("handoff_sim.agent")
+    return name if isinstance(name, str) and name in walker.out.agents else None
+
+
+def _agent_name(span: RawSpan) -> str:
+    ours = span.attributes.get("handoff_sim.agent")
+    if isinstance(ours, str):
+        return ours
+    found = genai.agent_name(span)
+    if found == "agent" and span.attributes.get("openinference.span.kind") == "AGENT":
+        return span.name or found
+    return found
+
+
+def _message(span: RawSpan) -> str:
+    """The error a model call raised: the exception's message, else the span's status."""
+    for event in span.events:
+        if event.name == "exception":
+            message = event.attributes.get("exception.message")
+            if isinstance(message, str) and message:
+                return message
+    return span.status_message or genai.error_text(span)
+
+
+def _arguments(raw: str) -> dict[str, Any] | str:
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return raw
+    return value if isinstance(value, dict) else raw
+
+
+def walk(label: str, tree: SpanTree) -> Walked:
+    """What the spans of ``tree`` hold (see the module docstring)."""
+    walked = _Walker(label, tree).run()
+    for name, seen in walked.agents.items():
+        if seen.most_chats > MAX_STEPS:
+            raise OtlpFormatError(
+                label, "", f"agent {name!r} made {seen.most_chats} model calls in one run"
+            )
+    return walked
