@@ -6,17 +6,18 @@ request to a recorder in handoff-sim's neutral terms — computed by the same co
 with its answer (text, tool calls with their raw argument strings, structured output
 as the output tool's call, usage) and its start and end on the loop clock. Streams
 pass through unchanged; they are recorded with their total latency and the time to
-their first chunk. ``record_models`` wraps every agent of a graph, by name.
+their first chunk.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, Iterator
-from contextlib import ExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pydantic_ai import Agent, RunContext
+from pydantic_ai import RunContext
 from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart
 from pydantic_ai.messages import ModelResponse as PaiResponse
 from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse, infer_model
@@ -24,18 +25,20 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 
+from handoff_sim import ModelRequest, ModelResponse, ToolCall, Usage
 from handoff_sim._context import current_frame
-from handoff_sim.adapters._model_swap import FrameworkTree
-from handoff_sim.adapters._pai_model import neutral_view
-from handoff_sim.adapters._pai_overrides import agent_graph
-from handoff_sim.errors import ConfigurationError
-from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, Usage
+from handoff_sim.adapters._capture import current_model_mark, current_record
+from handoff_sim.adapters._models import last_user_text
+from handoff_sim.adapters._pai_model import neutral_view, output_tool_names
 
-__all__ = ["ModelCallRecorder", "RecordingModel", "neutral_response", "record_models"]
+__all__ = ["ModelCallRecorder", "RecordingModel", "neutral_response"]
 
 
 class ModelCallRecorder(Protocol):
     """Where a recording model reports its calls (``handoff_sim.recording.Recorder``)."""
+
+    def ticket(self) -> int:
+        """A number ordering a call among calls that start at the same instant."""
 
     def model_call(
         self,
@@ -47,6 +50,8 @@ class ModelCallRecorder(Protocol):
         end: float,
         first_chunk: float | None,
         model: str,
+        *,
+        order: int | None = None,
     ) -> object:
         """One model call: what was asked, what came back (or the error), and when."""
 
@@ -93,12 +98,24 @@ async def _seen(
     return seen[0]
 
 
+@dataclass(slots=True)
+class _Call:
+    """One model call in flight: what was asked, its place and start, its step in a capture."""
+
+    request: ModelRequest
+    order: int
+    start: float
+    step: int | None
+    first_chunk: float | None = None
+
+
 class RecordingModel(WrapperModel):
     """A pydantic-ai model that records every call of the model it wraps (see module docs).
 
     ``RecordingModel(OpenAIChatModel("gpt-4o", provider=...), recorder, agent="triage")``;
     without ``agent`` a call is named after the agent whose run makes it, as far as
-    pydantic-ai or the capture say.
+    pydantic-ai or the capture say. Inside ``capture()`` each call is reported as
+    ``SimModel`` reports one, so a recorded run and its replay give the same trace.
     """
 
     def __init__(
@@ -107,6 +124,8 @@ class RecordingModel(WrapperModel):
         super().__init__(infer_model(wrapped))  # a name such as 'openai:gpt-4o' too
         self.recorder = recorder
         self.agent = agent
+        self.output_tools: dict[str, set[str]] = {}
+        """Agent name -> the output tools its requests offered (structured output)."""
 
     def __repr__(self) -> str:
         return f"RecordingModel({self.wrapped!r}, agent={self.agent!r})"
@@ -120,41 +139,48 @@ class RecordingModel(WrapperModel):
         frame = current_frame()
         return frame.agent if frame is not None else "agent"
 
-    async def _request(
+    async def _begin(
         self,
         messages: list[ModelMessage],
         settings: ModelSettings | None,
         parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None,
-    ) -> ModelRequest:
-        conversation, tools, parallel = neutral_view(
-            messages, await _seen(messages, settings, parameters)
-        )
-        return ModelRequest(
+    ) -> _Call:
+        """The neutral request, reported to a capture as ``SimModel`` reports one."""
+        info = await _seen(messages, settings, parameters)
+        conversation, tools, parallel = neutral_view(messages, info)
+        request = ModelRequest(
             agent=self._agent(run_context),
             model=self.model_name,
             messages=tuple(conversation),
             tools=tuple(tools),
             parallel_tool_calls=parallel,
         )
+        outputs = output_tool_names([*info.function_tools, *info.output_tools])
+        if outputs:
+            self.output_tools.setdefault(request.agent, set()).update(outputs)
+        return _Call(request, self.recorder.ticket(), _now(), _report_request(request, outputs))
 
-    def _report(
-        self,
-        request: ModelRequest,
-        answer: PaiResponse | None,
-        error: BaseException | None,
-        times: tuple[float, float, float | None],
-    ) -> None:
-        start, end, first_chunk = times
+    def _end(self, call: _Call, answer: PaiResponse | None, error: BaseException | None) -> None:
+        """Report the call's outcome to a capture and to the recorder."""
+        end = _now()
+        neutral = None if answer is None else neutral_response(answer)
+        found = current_record()
+        if found is not None and call.step is not None and neutral is not None:
+            recorder, record = found
+            recorder.model_response(record, call.step, neutral.text, neutral.tool_calls)
+        first = None if call.first_chunk is None else call.first_chunk - call.start
+        request = call.request
         self.recorder.model_call(
             request.agent,
             request,
-            None if answer is None else neutral_response(answer),
+            neutral,
             error,
-            start,
+            call.start,
             end,
-            first_chunk,
+            first,
             request.model,
+            order=call.order,
         )
 
     async def request(
@@ -163,15 +189,13 @@ class RecordingModel(WrapperModel):
         model_settings: ModelSettings | None,
         model_request_parameters: ModelRequestParameters,
     ) -> PaiResponse:
-        asked = await self._request(messages, model_settings, model_request_parameters, None)
-        clock = asyncio.get_running_loop().time
-        start = clock()
+        call = await self._begin(messages, model_settings, model_request_parameters, None)
         try:
             answer = await self.wrapped.request(messages, model_settings, model_request_parameters)
         except BaseException as error:  # cancelled too: a call cut off is recorded as such
-            self._report(asked, None, error, (start, clock(), None))
+            self._end(call, None, error)
             raise
-        self._report(asked, answer, None, (start, clock(), None))
+        self._end(call, answer, None)
         return answer
 
     @asynccontextmanager
@@ -182,52 +206,44 @@ class RecordingModel(WrapperModel):
         model_request_parameters: ModelRequestParameters,
         run_context: RunContext[Any] | None = None,
     ) -> AsyncGenerator[StreamedResponse]:
-        asked = await self._request(messages, model_settings, model_request_parameters, run_context)
-        clock = asyncio.get_running_loop().time
-        start = clock()
-        first: float | None = None
+        call = await self._begin(messages, model_settings, model_request_parameters, run_context)
         stream: StreamedResponse | None = None
         try:
             async with self.wrapped.request_stream(
                 messages, model_settings, model_request_parameters, run_context
             ) as stream:
-                first = clock()  # pydantic-ai's models hand a stream over with its first chunk read
+                call.first_chunk = (
+                    _now()
+                )  # pydantic-ai's models hand a stream over read to its first chunk
                 yield stream
         except BaseException as error:
             if stream is None or isinstance(error, asyncio.CancelledError):
-                self._report(asked, None, error, (start, clock(), first))
+                self._end(call, None, error)
             else:  # the reader stopped: what the model said until then is its answer
-                self._report(asked, stream.get(), None, (start, clock(), first))
+                self._end(call, stream.get(), None)
             raise
-        self._report(asked, stream.get(), None, (start, clock(), first))
+        self._end(call, stream.get(), None)
 
 
-def _recording(name: str | None, agent: Agent[Any, Any], recorder: ModelCallRecorder) -> Model:
-    model = agent.model
-    if model is None:
-        raise ConfigurationError(
-            f"record_models: the pydantic-ai agent {name or 'without a name'!r} has no model "
-            "of its own (it gets one per run); give it one with Agent(model=...) to record it"
-        )
-    if isinstance(model, RecordingModel):
-        return model
-    return RecordingModel(model, recorder, agent=name)
+def _now() -> float:
+    """The running loop's clock: virtual under a simulation, real otherwise."""
+    return asyncio.get_running_loop().time()
 
 
-@contextmanager
-def record_models(root: Agent[Any, Any], recorder: ModelCallRecorder) -> Iterator[FrameworkTree]:
-    """Every agent of ``root``'s graph records its model calls to ``recorder``, by agent name.
-
-    The graph is found as ``override_models`` finds it; each agent runs on its own model
-    wrapped in :class:`RecordingModel` (``agent.override(model=...)``) inside the block.
-    """
-    if not isinstance(root, Agent):
-        raise ConfigurationError(f"record_models: expected a pydantic_ai.Agent, got {root!r}")
-    tree = agent_graph(root)
-    with ExitStack() as stack:
-        for name, agents in tree.agents.items():
-            for agent in agents:
-                stack.enter_context(agent.override(model=_recording(name, agent, recorder)))
-        for agent in tree.unnamed:
-            stack.enter_context(agent.override(model=_recording(None, agent, recorder)))
-        yield tree
+def _report_request(request: ModelRequest, outputs: frozenset[str]) -> int | None:
+    """Inside a capture, the call's ``model_request`` (the span's own report is skipped)."""
+    found = current_record()
+    if found is None:
+        return None
+    mark = current_model_mark()
+    if mark is not None:
+        mark.reported = True
+    recorder, record = found
+    # structured output comes back through these: the run's output, not tool calls
+    record.output_tools = outputs
+    return recorder.model_request(
+        record,
+        messages=len(request.messages),
+        tools=request.tool_names,
+        input=last_user_text(request.messages),
+    )

@@ -6,6 +6,8 @@
 - :func:`governed_tool` — the policy on your own delegation tool function.
 - :func:`retryable` — which errors of a governed delegate are retried.
 - :func:`simulate_run` — a pydantic-ai run on the virtual-time loop, captured.
+- :class:`RecordingModel` — records every call of a real pydantic-ai ``Model``.
+- :func:`record_models` — every agent of a graph records its model calls, by name.
 
 How pydantic-ai's concepts map onto ours, and what escapes virtual time, is in
 ``docs/adapters.md``.
@@ -32,6 +34,8 @@ from handoff_sim.adapters._pai_capture import PydanticAICapture  # noqa: E402
 from handoff_sim.adapters._pai_governed import governed  # noqa: E402
 from handoff_sim.adapters._pai_governed_tool import governed_tool  # noqa: E402
 from handoff_sim.adapters._pai_model import SimModel  # noqa: E402
+from handoff_sim.adapters._pai_record import RecordingModel  # noqa: E402
+from handoff_sim.adapters._pai_record_run import record_models  # noqa: E402
 from handoff_sim.adapters._pai_results import retryable  # noqa: E402
 from handoff_sim.adapters._pai_sync import (  # noqa: E402
     SyncEntryPointError,
@@ -48,11 +52,13 @@ from handoff_sim.simulation import DEFAULT_DEADLINE  # noqa: E402
 
 __all__ = [
     "PydanticAICapture",
+    "RecordingModel",
     "SimModel",
     "SimulatedRun",
     "capture",
     "governed",
     "governed_tool",
+    "record_models",
     "retryable",
     "simulate_run",
 ]
