@@ -13,7 +13,9 @@ Each offers ``SimModel`` (a fake model of ours as the framework's model), ``capt
 :class:`MissingExtraError`, which names the extra to install; :func:`require_extra` is
 that check, for every module behind an extra (``handoff_sim.otel`` too).
 :func:`override_framework_models` swaps models by agent name in a framework's graph
-(what ``handoff_sim.testing.override_models`` does when given a framework agent).
+(what ``handoff_sim.testing.override_models`` does when given a framework agent);
+:func:`record_framework_models` records a framework graph's model calls (what
+``handoff_sim.recording.record`` does when given a framework agent).
 
 Scenario files run on a framework through :func:`runtime_factory` (``handoff-sim run
 --runtime openai-agents``, ``pytest --handoff-runtime pydantic-ai``); a scenario that
@@ -35,6 +37,7 @@ from handoff_sim.adapters._registry import (
     RuntimeFactory,
     UnknownRuntimeError,
     override_framework_models,
+    record_framework_models,
     runtime_factory,
 )
 from handoff_sim.adapters._transfer import Transfer
@@ -51,6 +54,7 @@ __all__ = [
     "Transfer",
     "UnknownRuntimeError",
     "override_framework_models",
+    "record_framework_models",
     "require_extra",
     "runtime_factory",
 ]

@@ -14,6 +14,7 @@ give the same trace. ``record_models`` wraps every agent of a graph, by name.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,12 +40,21 @@ from openai.types.responses.response_prompt_param import ResponsePromptParam
 from handoff_sim.adapters._capture import ModelMark, current_record, marking_model_call
 from handoff_sim.adapters._model_swap import FrameworkTree
 from handoff_sim.adapters._models import last_user_text
+from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture
+from handoff_sim.adapters._oai_graph import SdkGraph, sdk_graph
 from handoff_sim.adapters._oai_model import neutral_view, note_offer
 from handoff_sim.adapters._oai_overrides import agent_graph
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, Usage
 
-__all__ = ["ModelCallRecorder", "RecordingModel", "neutral_response", "record_models"]
+__all__ = [
+    "FrameworkRecording",
+    "ModelCallRecorder",
+    "RecordingModel",
+    "neutral_response",
+    "record_models",
+    "recording",
+]
 
 
 class ModelCallRecorder(Protocol):
@@ -353,3 +363,34 @@ def record_models(
     finally:
         for agent, model in reversed(previous):
             agent.model = model
+
+
+@dataclass(frozen=True, slots=True)
+class FrameworkRecording:
+    """What recording an SDK graph gives a recorder: the graph in file form, the live
+    capture of the block (its trace, once the block has ended), the framework version."""
+
+    runtime: str
+    versions: dict[str, str]
+    graph: SdkGraph
+    capture: OpenAIAgentsCapture
+    tree: FrameworkTree
+
+
+@contextmanager
+def recording(
+    root: Agent[Any], recorder: ModelCallRecorder, *, provider: ModelProvider | None = None
+) -> Iterator[FrameworkRecording]:
+    """Record the block's SDK runs of ``root``'s graph: every model call, and the trace.
+
+    What ``handoff_sim.recording.record`` does for an SDK agent: the models are wrapped
+    (:func:`record_models`) and the runs captured; the graph is described as it was
+    when the block began.
+    """
+    graph = sdk_graph(root)
+    versions = {"openai-agents": importlib.metadata.version("openai-agents")}
+    with (
+        record_models(root, recorder, provider=provider) as tree,
+        OpenAIAgentsCapture() as captured,
+    ):
+        yield FrameworkRecording("openai-agents", versions, graph, captured, tree)

@@ -24,6 +24,7 @@ __all__ = [
     "RuntimeFactory",
     "UnknownRuntimeError",
     "override_framework_models",
+    "record_framework_models",
     "runtime_factory",
 ]
 
@@ -100,4 +101,31 @@ def override_framework_models(
             swap: AbstractContextManager[FrameworkTree]
             swap = importlib.import_module(module).override_models(root, models)
             return swap
+    return None
+
+
+_RECORDERS = {
+    "agents": ("handoff_sim.adapters.openai_agents", "handoff_sim.adapters._oai_record"),
+    "pydantic_ai": ("handoff_sim.adapters.pydantic_ai", "handoff_sim.adapters._pai_record"),
+}
+"""A framework's top-level package: its adapter and the module that records its models."""
+
+
+def record_framework_models(root: object, recorder: object) -> AbstractContextManager[Any] | None:
+    """Record a framework agent's graph for ``handoff_sim.recording.record``; ``None`` otherwise.
+
+    The block's model calls go to ``recorder`` (its ``model_call``) and its runs are
+    captured; the context yields what the framework's ``recording(root, recorder)``
+    gives (``runtime``, ``versions``, ``graph``, ``capture``). Nothing is imported for
+    an object of neither framework.
+    """
+    for cls in type(root).__mro__:
+        entry = _RECORDERS.get(cls.__module__.partition(".")[0])
+        if entry is not None:
+            adapter, module = entry
+            importlib.import_module(adapter)  # raises MissingExtraError naming the extra
+            session: AbstractContextManager[Any] = importlib.import_module(module).recording(
+                root, recorder
+            )
+            return session
     return None
