@@ -86,7 +86,7 @@ class OpenAIAgentsRuntime(FrameworkRuntime[Agent[Any], RunResult]):
                     tool_name=mount.tool_name,
                     tool_description=mount.description,
                     fallback=plan.fallback,
-                    envelope=True,
+                    envelope=not self.replaying_native,  # a recording: the SDK's own result
                     subagent=mount.name,
                     run_config=_run_config(plans[mount.agent]),
                     max_turns=plans[mount.agent].spec.max_steps,

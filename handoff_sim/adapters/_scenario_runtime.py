@@ -281,7 +281,7 @@ class NativeArguments:
         )
         if calls == tuple(response.tool_calls):
             return response
-        return ModelResponse(text=response.text, tool_calls=calls)
+        return ModelResponse(text=response.text, tool_calls=calls, usage=response.usage)
 
 
 class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
@@ -297,6 +297,9 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
 
     def __init__(self, model_factories: Sequence[ModelFactory] = ()) -> None:
         self.model_factories = tuple(model_factories)
+        self.replaying_native = False
+        """The scenario is a recording made on this framework: its calls are replayed as
+        they were made (arguments and results in the framework's own shape)."""
 
     # -- what a framework provides --------------------------------------------------------
 
@@ -333,6 +336,8 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
         def locate(field: str) -> str:
             return f"{scenario.path}:{scenario.location(field)}"
 
+        recorded = spec.recorded
+        self.replaying_native = recorded is not None and recorded.runtime == self.framework
         models = build_models(spec, self.model_factories, locate)
         runs: dict[str, int] = {}
         try:
@@ -371,7 +376,13 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
         )
 
     def _native(self, plan: ScenarioPlan) -> None:
-        """Each delegating agent's model calls its delegations in the framework's shape."""
+        """Each delegating agent's model calls its delegations in the framework's shape.
+
+        A recording made on this framework already holds the framework's own arguments:
+        they are replayed as they were recorded, never translated again.
+        """
+        if self.replaying_native:
+            return
         for agent in plan.agents.values():
             if agent.mounts:
                 tools = frozenset(m.tool_name for m in agent.mounts)
