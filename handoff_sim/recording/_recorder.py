@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -189,10 +189,19 @@ class RecordingModel:
     cancelled call with the time it ran.
     """
 
-    def __init__(self, real: ModelClient, recorder: Recorder, *, agent: str | None = None) -> None:
+    def __init__(
+        self,
+        real: ModelClient,
+        recorder: Recorder,
+        *,
+        agent: str | None = None,
+        on_call: Callable[[], object] | None = None,
+    ) -> None:
         self.real = real
         self.recorder = recorder
         self.agent = agent
+        self.on_call = on_call
+        """Called as each call starts (``record`` notes the run it belongs to)."""
 
     @property
     def model_name(self) -> str:
@@ -208,6 +217,8 @@ class RecordingModel:
 
     async def complete(self, request: ModelRequest) -> ModelResponse:
         """Ask the real model, and record the call however it ends."""
+        if self.on_call is not None:
+            self.on_call()
         loop = asyncio.get_running_loop()
         ticket = self.recorder.ticket()
         start = loop.time()

@@ -1,6 +1,7 @@
 """Phase 3: turn a loaded scenario into agents, tools and fake models ready to run."""
 
 from handoff_sim.scenarios.build._agents import build_entry_agent, build_policy
+from handoff_sim.scenarios.build._answers import RecordedAnswers
 from handoff_sim.scenarios.build._context import BuildContext
 from handoff_sim.scenarios.build._model_kinds import custom_models, model_kind_problems
 from handoff_sim.scenarios.build._models import ModelFactory, build_models, build_type_models
@@ -10,6 +11,7 @@ __all__ = [
     "BuildContext",
     "CatchAllExecutor",
     "ModelFactory",
+    "RecordedAnswers",
     "build_entry_agent",
     "build_models",
     "build_policy",

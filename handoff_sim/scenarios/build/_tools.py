@@ -10,6 +10,7 @@ from typing import Any
 
 from handoff_sim._tools import Tool, ToolSetExecutor
 from handoff_sim.messages import ToolCall
+from handoff_sim.scenarios.build._answers import RecordedAnswers
 from handoff_sim.scenarios.schema import FakeToolSpec, RaisesSpec, ToolExecutorSpec
 
 __all__ = ["CatchAllExecutor", "fake_tool"]
@@ -34,9 +35,13 @@ def fake_tool(name: str, spec: FakeToolSpec, runs: dict[str, int] | None = None)
     ``runs`` counts how often each tool's body ran (``expect.tool_runs``).
     """
 
+    recorded = RecordedAnswers(name, spec.answers) if spec.answers is not None else None
+
     async def run(**arguments: Any) -> str:
         if runs is not None:
             runs[name] = runs.get(name, 0) + 1
+        if recorded is not None:
+            return await recorded.answer(arguments)
         if spec.latency:
             await asyncio.sleep(spec.latency)
         return _outcome(spec, name, json.dumps(arguments, separators=(",", ":")))

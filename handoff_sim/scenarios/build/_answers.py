@@ -1,0 +1,76 @@
+"""A fake tool that serves a recording's answers: each call gets its recorded result.
+
+A call takes the first unused answer whose arguments equal its own (an answer without
+``arguments`` matches any call), waits its latency and returns or raises what it says.
+A call no unused answer fits — a what-if replay retried it more often than the run did —
+gets the last answer that fits again: the same question gets the same answer. A call
+nothing fits raises a ``LookupError`` naming the tool and the arguments.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from handoff_sim.scenarios.schema import RaisesSpec, ToolAnswerSpec
+
+__all__ = ["RecordedAnswers"]
+
+
+def _wanted(answer: ToolAnswerSpec) -> dict[str, Any] | str | None:
+    given = answer.arguments
+    if isinstance(given, str):
+        try:
+            value = json.loads(given) if given.strip() else {}
+        except ValueError:
+            return given
+        return value if isinstance(value, dict) else given
+    return given
+
+
+class RecordedAnswers:
+    """The answers of one recorded tool, served in call order."""
+
+    def __init__(self, tool: str, answers: Sequence[ToolAnswerSpec]) -> None:
+        self.tool = tool
+        self._answers = list(answers)
+        self._wanted = [_wanted(a) for a in self._answers]
+        self._used = [False] * len(self._answers)
+
+    def _fits(self, index: int, arguments: dict[str, Any]) -> bool:
+        wanted = self._wanted[index]
+        return wanted is None or wanted == arguments
+
+    def choose(self, arguments: dict[str, Any]) -> ToolAnswerSpec:
+        """The answer for a call with ``arguments`` (marked used)."""
+        fitting = [i for i in range(len(self._answers)) if self._fits(i, arguments)]
+        for index in fitting:
+            if not self._used[index]:
+                self._used[index] = True
+                return self._answers[index]
+        if fitting:
+            return self._answers[fitting[-1]]
+        shown = json.dumps(arguments, separators=(",", ":"), default=str)
+        raise LookupError(
+            f"tool {self.tool!r} has no recorded answer for arguments {shown[:200]} "
+            f"({len(self._answers)} recorded)"
+        )
+
+    async def answer(self, arguments: dict[str, Any]) -> str:
+        """Wait the chosen answer's latency, then return or raise what it recorded."""
+        chosen = self.choose(arguments)
+        if chosen.latency:
+            await asyncio.sleep(chosen.latency)
+        if chosen.raises is not None:
+            raises = (
+                chosen.raises
+                if isinstance(chosen.raises, RaisesSpec)
+                else RaisesSpec(message=chosen.raises)
+            )
+            error_type: type[Exception] = getattr(builtins, raises.type)
+            raise error_type(raises.message)
+        value = chosen.returns
+        return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
