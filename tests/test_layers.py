@@ -2,17 +2,22 @@
 
 Every import of a module of ours counts, at module level or inside a function; the
 ones under ``if TYPE_CHECKING:`` count for the direction (an annotation is a
-dependency too) but not for cycles (they never run). A name with a leading
-underscore (a module or a name in one) is private to the component that holds it.
+dependency too) but not for cycles (they never run). A name imported from the top
+level (``from handoff_sim import Trace``) counts as an import of its home module. A name
+with a leading underscore (a module or a name in one) is private to the component that
+holds it.
 """
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import re
 from functools import cache
 
 import pytest
 
+import handoff_sim
 from tests._package_modules import ROOT, Import, SourceModule, imports, modules
 
 # From the bottom. A module belongs to the layer of the longest entry its dotted name
@@ -111,10 +116,36 @@ def component_of_private(name: str) -> str | None:
     return None
 
 
+def _top_level_homes() -> dict[str, str]:
+    """Where each name of the top level is defined: ``handoff_sim._HOME``, and the version."""
+    homes: dict[str, str] = dict(handoff_sim._HOME)
+    homes["__version__"] = "handoff_sim._version"
+    return homes
+
+
+def through_home(found: Import, homes: dict[str, str]) -> Import:
+    """An import of a top-level name (``from handoff_sim import Agent``) as one of its home.
+
+    The top level only forwards each name to the module that defines it, on first use, so
+    the import depends on that module, not on everything the top level lists.
+    """
+    if found.target != "handoff_sim":
+        return found
+    home = homes.get(found.name.removeprefix("handoff_sim."))
+    if home is None or home not in modules():
+        return found
+    return dataclasses.replace(found, target=home)
+
+
 @cache
 def _all_imports() -> tuple[tuple[SourceModule, Import], ...]:
     """Every import of every module, found once for all the tests here (a walk of each tree)."""
-    return tuple((module, found) for module in modules().values() for found in imports(module))
+    homes = _top_level_homes()
+    return tuple(
+        (module, through_home(found, homes) if module.name != "handoff_sim" else found)
+        for module in modules().values()
+        for found in imports(module)
+    )
 
 
 def test_every_module_is_in_a_layer() -> None:
@@ -132,14 +163,40 @@ def test_no_import_points_up_a_layer() -> None:
     assert not upward, "\n".join(upward)
 
 
+# Public modules that are the public face of another component, whose private modules
+# they re-export: the contract fixes the name handoff_sim.strategies, the fuzzing package
+# holds the strategies (they feed its generator).
+FACES = {"handoff_sim.strategies": "handoff_sim.fuzzing"}
+
+
 def test_no_module_imports_another_components_private_name() -> None:
     trespass = []
     for module, found in _all_imports():
         owner = component_of_private(found.name)
-        if owner is None or module.name == owner or module.name.startswith(owner + "."):
+        if owner is None or FACES.get(module.name) == owner:
+            continue
+        if module.name == owner or module.name.startswith(owner + "."):
             continue
         trespass.append(f"{module.where}:{found.line}: {module.name} imports {found.name}")
     assert not trespass, "\n".join(trespass)
+
+
+def test_a_public_face_only_re_exports_and_its_component_never_imports_it() -> None:
+    for face, component in FACES.items():
+        module = modules()[face]
+        extra = [
+            f"{module.where}:{node.lineno}"
+            for node in module.tree.body[1:]  # after the docstring
+            if not isinstance(node, ast.ImportFrom)
+            and not (isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__")
+        ]
+        assert not extra, f"{face} should only re-export {component}: {extra}"
+        back = [
+            f"{source.where}:{found.line}"
+            for source, found in _all_imports()
+            if found.target == face and source.name.startswith(component)
+        ]
+        assert not back, f"{component} imports its own public face {face}: {back}"
 
 
 def _graph() -> dict[str, set[str]]:
@@ -263,3 +320,13 @@ def test_a_module_is_in_the_layer_of_its_longest_entry() -> None:
     assert layer_of("handoff_sim.scenarios.load._yaml") == 3
     with pytest.raises(LookupError, match=r"handoff_sim\.nowhere is in no layer"):
         layer_of("handoff_sim.nowhere")
+
+
+def test_a_top_level_name_counts_as_an_import_of_its_home() -> None:
+    homes = {"Trace": "handoff_sim.trace"}
+    found = Import("handoff_sim", "handoff_sim.Trace", 1, False)
+    assert through_home(found, homes).target == "handoff_sim.trace"
+    unknown = Import("handoff_sim", "handoff_sim.nothing", 1, False)
+    assert through_home(unknown, homes).target == "handoff_sim"
+    deeper = Import("handoff_sim.trace", "handoff_sim.trace.Trace", 1, False)
+    assert through_home(deeper, homes) == deeper

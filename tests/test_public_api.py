@@ -78,7 +78,7 @@ TOP_LEVEL = [
 HYPOTHESIS_MODULES = {
     "handoff_sim.strategies",
     "handoff_sim.fuzzing._engine",
-    "handoff_sim.fuzzing.cli",
+    "handoff_sim.fuzzing._strategies",
     "handoff_sim.fuzzing.machine",
 }
 

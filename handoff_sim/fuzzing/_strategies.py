@@ -1,27 +1,8 @@
-"""Hypothesis strategies for handoff configurations: names, policies, scripts, scenarios.
+"""The hypothesis strategies behind ``handoff_sim.strategies`` (their public home; see there).
 
-Every function returns a strategy, so you can pass parameters and pay nothing
-at import time::
-
-    from hypothesis import given
-    from handoff_sim import strategies as hs
-
-    @given(policy=hs.policies(), scenario=hs.scenarios(max_depth=2))
-    def test_my_runtime(policy, scenario): ...
-
-``st.from_type`` knows four handoff types: ``HandoffPolicy`` (:func:`policies`),
-``SubAgent`` (:func:`sub_agents`), ``Agent`` (:func:`agent_trees`) and
-``ScenarioSpec`` (:func:`scenario_specs`). They are registered by the ``hypothesis``
-entry point of this package as soon as hypothesis and the type's module are both
-imported (in either order), and again by :func:`register_type_strategies`, which
-importing this module calls; set ``HYPOTHESIS_NO_PLUGINS`` and import this module
-to get them without the entry point. Scenario dicts have the scenario-file shape
-(``handoff_sim.scenarios``); adversarial model blocks may carry ``max_turns``,
-``fan_out`` and ``oversized_bytes`` knobs.
-
-Scenarios, scripts, policy blocks and adversarial blocks are one generator
-(``handoff_sim.fuzzing.generate``) fed by hypothesis' draws: each choice is a small
-integer whose smallest value is the simpler case, so failures shrink to small trees.
+They live in the fuzzing package because they feed its one generator (``generate.py``)
+with hypothesis' draws, and the fuzzer's state machine and policy search use them.
+Importing this module imports hypothesis and registers the strategies for ``st.from_type``.
 """
 
 from __future__ import annotations
@@ -219,7 +200,7 @@ def agent_trees(
     *, max_depth: int = 2, max_breadth: int = 2, models: Sequence[str] = ("adversarial", "script")
 ) -> st.SearchStrategy[Agent]:
     """Built entry agents with fresh models: a sub-agent tree of bounded depth and breadth."""
-    from handoff_sim.fuzzing import build_case
+    from handoff_sim.fuzzing._case import build_case
 
     return scenarios(
         max_depth=max_depth, max_breadth=max_breadth, models=models, collisions=False

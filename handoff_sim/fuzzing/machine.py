@@ -26,7 +26,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from handoff_sim import strategies as hs
+from handoff_sim.fuzzing import _strategies as hs
 from handoff_sim.fuzzing._case import check_case
 from handoff_sim.fuzzing._engine import SHRINK_BUDGET, ShrinkBudget, StopShrinking, with_policy
 from handoff_sim.fuzzing._faults import FAULTS

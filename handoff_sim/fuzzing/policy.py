@@ -66,7 +66,7 @@ def fuzz_policy(
     key made of the policy and these options. ``fault`` names a test-only fault of
     ``handoff_sim.fuzzing.FAULTS``.
     """
-    from handoff_sim import strategies as hs
+    from handoff_sim.fuzzing import _strategies as hs
     from handoff_sim.fuzzing._engine import FuzzStats, search, with_policy
 
     block = policy_dict(policy)
@@ -112,6 +112,6 @@ class PolicyFuzzer:
 
     def strategy(self, **options: Any) -> st.SearchStrategy[dict[str, Any]]:
         """Generated scenario dicts, for tests that drive ``@given`` themselves."""
-        from handoff_sim import strategies as hs
+        from handoff_sim.fuzzing import _strategies as hs
 
         return hs.scenarios(**options)
