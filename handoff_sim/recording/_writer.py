@@ -27,6 +27,7 @@ from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Redaction, Scrubber, machine_paths
 from handoff_sim.recording._yaml_out import render
 from handoff_sim.scenarios.schema import RECORDING_FORMAT, RaisesSpec
+from handoff_sim.testing import SimulatedModelError, fingerprint
 
 if TYPE_CHECKING:
     from handoff_sim.recording._recorder import ModelCall, Recorder, ToolCallRecord
@@ -153,8 +154,6 @@ def _agents(
 
 def _step(call: ModelCall, scrub: Scrubber) -> dict[str, Any]:
     """One script step: the answer (or error, or cancellation), latency, usage, request."""
-    from handoff_sim.recording._fingerprint import fingerprint
-
     step: dict[str, Any] = {}
     response = call.response
     if call.cancelled:
@@ -195,8 +194,6 @@ def _tool_call(call_id: str | None, name: str, arguments: str, scrub: Scrubber) 
 
 def _model_error(error: BaseException | None) -> str:
     """A model error as a script step's ``error``: a provider failure keeps its message alone."""
-    from handoff_sim.testing import SimulatedModelError
-
     if error is None:
         return "the model returned nothing"
     if isinstance(error, SimulatedModelError):

@@ -19,6 +19,10 @@ class _Dumper(yaml.SafeDumper):
     def ignore_aliases(self, data: Any) -> bool:
         return True
 
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        # a list under a key is indented below it, as people write YAML
+        super().increase_indent(flow, False)
+
 
 class _Flow(list[Any]):
     """A list written on one line: ``[a, b]``."""

@@ -1,0 +1,275 @@
+"""``record`` and ``replay``: a real run of your agents becomes a file, the file a test.
+
+``with record(agent, "triage.yaml"): await agent.arun(...)`` wraps every model of the
+agent tree in a :class:`RecordingModel`, collects the trace of the runs made in the
+block and, if the block did not raise, writes the recording. ``with replay(agent,
+"triage.yaml"): ...`` swaps the same models, by agent name, for replays of the file and
+checks on exit that every recorded step was used.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from handoff_sim import Agent, Trace
+from handoff_sim._context import RunEnvironment, current_environment
+from handoff_sim.errors import ConfigurationError
+from handoff_sim.recording._expect import top_level_runs
+from handoff_sim.recording._graph import AgentGraph
+from handoff_sim.recording._recorder import Recorder, RecordingModel, ToolsMode, tool_fn_wrapper
+from handoff_sim.testing import AgentTree, ReplayLedger, ReplayModel
+
+if TYPE_CHECKING:
+    from handoff_sim.recording._redact import Redaction
+    from handoff_sim.scenarios import LoadedScenario, ScenarioSpec
+    from handoff_sim.scenarios.schema import MatchMode
+
+__all__ = ["Recording", "record", "replay"]
+
+_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+class _Environments:
+    """The run environments the recorded calls ran in, in the order first seen."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.found: list[RunEnvironment] = []
+
+    def saw(self) -> None:
+        env = current_environment()
+        if env is None:
+            return
+        with self._lock:
+            if all(e is not env for e in self.found):
+                self.found.append(env)
+
+    def trace(self) -> Trace:
+        """Every event of those environments, one environment after the other."""
+        events = [event for env in self.found for event in env.events]
+        return Trace(events)
+
+
+def scenario_name(path: str | Path, given: str | None) -> str:
+    """``given``, else the file's stem made a valid scenario name."""
+    if given is not None:
+        return given
+    return _NAME.sub("-", Path(path).stem).strip("-") or "recording"
+
+
+@contextmanager
+def record(
+    root: object,
+    path: str | Path,
+    *,
+    tools: ToolsMode = "live",
+    redact: Redaction | None = None,
+    scenario: str | None = None,
+) -> Iterator[Recorder]:
+    """Record the runs of ``root``'s agent tree made in the block; write them at ``path``.
+
+    ``tools="recorded"`` records the plain tools' calls too (so a replay can stand in for
+    tools that reach real services); by default they run live and the file's fake tools
+    are written from the trace. Nothing is written if the block raises.
+    """
+    if tools not in ("live", "recorded"):
+        raise ConfigurationError(f"record: tools must be 'live' or 'recorded', got {tools!r}")
+    if not isinstance(root, Agent):
+        from handoff_sim.recording._framework import framework_record
+
+        name = scenario_name(path, scenario)
+        framework = framework_record(root, path, tools=tools, redact=redact, scenario=name)
+        if framework is None:
+            raise ConfigurationError(
+                f"record takes an Agent of handoff-sim, openai-agents or pydantic-ai, got "
+                f"{type(root).__name__}"
+            )
+        with framework as recorded:
+            yield recorded
+        return
+    recorder = Recorder(tools=tools)
+    seen = _Environments()
+    graph = AgentGraph.of(root)
+    tree = AgentTree.of(root)
+    with ExitStack() as stack:
+        for agents in tree.agents.values():
+            for agent in agents:
+                wrapped = RecordingModel(agent.model, recorder, on_call=seen.saw)
+                stack.enter_context(agent.override(model=wrapped))
+        if tools == "recorded":
+            stack.enter_context(_recorded_tools(tree, recorder))
+        yield recorder
+    _write(recorder, seen.trace(), path, graph, redact, scenario_name(path, scenario))
+
+
+def _write(
+    recorder: Recorder,
+    trace: Trace,
+    path: str | Path,
+    graph: AgentGraph,
+    redact: Redaction | None,
+    name: str,
+) -> None:
+    inputs = [start.input for start, _ in top_level_runs(trace)]
+    if not inputs:
+        raise ConfigurationError(
+            "record: no run of the agent was made inside the block: nothing to write"
+        )
+    target = recorder.write(path, trace, scenario=name, inputs=inputs, agents=graph, redact=redact)
+    if recorder.real_time:
+        _replayed_elapsed(recorder, trace, target, graph, redact, name, inputs)
+
+
+def _replayed_elapsed(
+    recorder: Recorder,
+    trace: Trace,
+    target: Path,
+    graph: AgentGraph,
+    redact: Redaction | None,
+    name: str,
+    inputs: list[str],
+) -> None:
+    """A real run's ``elapsed`` holds the time between model calls a replay does not spend:
+    the file expects the virtual time its own replay takes, so it is replayed once."""
+    from handoff_sim.recording._writer import write_recording
+    from handoff_sim.scenarios import run_scenario
+
+    result = run_scenario(target)
+    if result.error is not None:
+        return  # the file is written as recorded; its replay says what went wrong
+    write_recording(
+        recorder,
+        target,
+        trace,
+        scenario=name,
+        inputs=inputs,
+        agents=graph,
+        redact=redact,
+        elapsed=result.elapsed_ms / 1000,
+    )
+
+
+@contextmanager
+def _recorded_tools(tree: AgentTree, recorder: Recorder) -> Iterator[None]:
+    """Every plain tool of the tree records its calls for the block (its function swapped)."""
+    swapped: list[tuple[Any, Any]] = []
+    try:
+        for name, agents in tree.agents.items():
+            for agent in agents:
+                for plain in agent.tools:
+                    if all(plain is not t for t, _ in swapped):
+                        swapped.append((plain, plain.fn))
+                        plain.fn = tool_fn_wrapper(recorder, name, plain.name, plain.fn)
+        yield
+    finally:
+        for plain, fn in swapped:
+            plain.fn = fn
+
+
+# -- replay --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recording:
+    """A loaded recording: its scenario, and a replay model per agent."""
+
+    path: Path
+    scenario: LoadedScenario
+
+    @classmethod
+    def load(cls, path: str | Path) -> Recording:
+        """Load and check the file at ``path``; it must hold one scenario with ``recorded:``."""
+        from handoff_sim.scenarios import ScenarioError, load_path
+
+        loaded = load_path(path)
+        if len(loaded) != 1 or loaded[0].spec.recorded is None:
+            raise ScenarioError(
+                f"{Path(path).name}: a recording holds one scenario with a 'recorded:' block"
+            )
+        return cls(Path(path), loaded[0])
+
+    @property
+    def spec(self) -> ScenarioSpec:
+        """The scenario the file describes."""
+        return self.scenario.spec
+
+    def models(self, *, match: MatchMode | None = None) -> dict[str, ReplayModel]:
+        """A fresh :class:`ReplayModel` per recorded agent, by agent name."""
+        recorded = self.spec.recorded
+        assert recorded is not None
+        mode = match or recorded.match
+        ledger = ReplayLedger()  # a cut-off run gives back what every lane served it
+        out: dict[str, ReplayModel] = {}
+        for name, agent in self.spec.agents.items():
+            script = getattr(agent.model, "script", None)
+            if script is not None:
+                steps = [s if isinstance(s, str) else s.as_step() for s in script]
+                out[name] = ReplayModel(steps, agent=name, match=mode, ledger=ledger)
+        return out
+
+    def tool_answers(self) -> dict[str, Any]:
+        """The recorded answers of each fake tool, by tool name (what ``replay`` serves when
+        the tools were recorded)."""
+        from handoff_sim.scenarios.build import RecordedAnswers
+
+        return {
+            name: RecordedAnswers(name, spec.answers)
+            for name, spec in self.spec.tools.items()
+            if spec.answers is not None
+        }
+
+
+@contextmanager
+def replay(
+    root: object, path: str | Path, *, match: MatchMode | None = None
+) -> Iterator[Recording]:
+    """Run ``root``'s agents on replays of the recording at ``path``, by agent name.
+
+    Only the models are replaced (and, in a recording of ``tools: recorded``, the plain
+    tools that were recorded): the real prompts, tools and policies run. On a normal
+    exit every lane must have been used up (``UnusedRecordingError`` otherwise).
+    """
+    from handoff_sim.testing import override_models
+
+    recording = Recording.load(path)
+    models = recording.models(match=match)
+    with ExitStack() as stack:
+        tree = stack.enter_context(override_models(root, models))
+        recorded = recording.spec.recorded
+        if recorded is not None and recorded.tools == "recorded" and isinstance(tree, AgentTree):
+            stack.enter_context(_replayed_tools(tree, recording.tool_answers()))
+        yield recording
+    for model in models.values():
+        model.assert_complete()
+
+
+@contextmanager
+def _replayed_tools(tree: AgentTree, answers: Mapping[str, Any]) -> Iterator[None]:
+    """The tree's plain tools that were recorded answer from the recording for the block."""
+    swapped: list[tuple[Any, Any]] = []
+    try:
+        for agents in tree.agents.values():
+            for agent in agents:
+                for plain in agent.tools:
+                    served = answers.get(plain.name)
+                    if served is not None and all(plain is not t for t, _ in swapped):
+                        swapped.append((plain, plain.fn))
+                        plain.fn = _serving(served)
+        yield
+    finally:
+        for plain, fn in swapped:
+            plain.fn = fn
+
+
+def _serving(answers: Any) -> Any:
+    async def recorded(**arguments: Any) -> str:
+        text: str = await answers.answer(arguments)
+        return text
+
+    return recorded
