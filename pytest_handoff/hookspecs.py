@@ -10,18 +10,16 @@ of the ``handoff_sim.plugins`` entry point group and those named with ``-p``.
 * ``pytest_handoff_event`` — observe every runtime event of a scenario run;
 * ``pytest_handoff_scenario_result`` — see each result before the plugin checks it.
 
-This module imports nothing heavy: it is loaded at pytest start-up.
+The specifications live with the runtime (the command needs them without pytest); this
+module is their documented home. It imports nothing heavy: it is loaded at pytest start-up.
 """
 
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-import pytest
-
-if TYPE_CHECKING:
-    from handoff_sim.events import Event
-    from handoff_sim.models import ModelClient
+from handoff_sim._plugin_contract import (
+    pytest_handoff_event,
+    pytest_handoff_make_model,
+    pytest_handoff_runtime,
+    pytest_handoff_scenario_result,
+)
 
 __all__ = [
     "pytest_handoff_event",
@@ -29,45 +27,3 @@ __all__ = [
     "pytest_handoff_runtime",
     "pytest_handoff_scenario_result",
 ]
-
-hookspec = pytest.hookspec
-
-
-@hookspec(firstresult=True)
-def pytest_handoff_make_model(
-    config: pytest.Config | None, scenario: Any, agent_name: str, model_spec: dict[str, Any]
-) -> ModelClient | None:
-    """Build the model client of ``agent_name`` from its ``model`` mapping in the scenario.
-
-    Called only for a model kind the built-in runtime does not know. Return a
-    ``ModelClient`` (any object with ``async complete(request)``), or ``None`` when
-    the kind is not yours. ``scenario`` is the ``LoadedScenario`` being run.
-    Also called once when the file is collected (or validated), to refuse a kind
-    nobody builds at its line; that client is dropped.
-    """
-
-
-@hookspec(firstresult=True)
-def pytest_handoff_runtime(config: pytest.Config | None, scenario: Any) -> Any:
-    """Return a ``ScenarioRuntime`` to run ``scenario`` with, or ``None`` for the default.
-
-    A runtime has ``run(scenario, *, observers) -> ScenarioRun`` (see
-    ``handoff_sim.scenarios``); the plugin still checks the scenario's expectations
-    on the trace it returns, so the same files test another framework. For a
-    scenario with a model ``kind`` it is also asked at collection: the model kinds
-    of a scenario another runtime runs are not checked.
-    """
-
-
-@hookspec
-def pytest_handoff_event(config: pytest.Config | None, scenario: Any, event: Event) -> None:
-    """Called for every runtime event of a scenario run, in ``seq`` order.
-
-    ``scenario`` is the ``LoadedScenario``, or ``None`` for runs made through the
-    ``simulation`` fixture. An exception raised here reaches the run: do not raise.
-    """
-
-
-@hookspec
-def pytest_handoff_scenario_result(config: pytest.Config | None, result: Any) -> None:
-    """Called with each ``ScenarioResult`` once its run ends, before its checks."""

@@ -33,6 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_files",
             "_limits",
             "_patterns",
+            "_plugin_contract",
             "_references",
             "_safe",
             "_spans",
@@ -72,7 +73,6 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "__main__",
             "cli",
-            "pytest_handoff.hookspecs",
         ),
     ),
     ("package", ("",)),
@@ -165,8 +165,12 @@ def test_no_import_points_up_a_layer() -> None:
 
 # Public modules that are the public face of another component, whose private modules
 # they re-export: the contract fixes the name handoff_sim.strategies, the fuzzing package
-# holds the strategies (they feed its generator).
-FACES = {"handoff_sim.strategies": "handoff_sim.fuzzing"}
+# holds the strategies (they feed its generator); pytest_handoff.hookspecs documents the
+# hooks of the plugin contract, which the runtime side specifies (the command calls them).
+FACES = {
+    "handoff_sim.strategies": "handoff_sim.fuzzing",
+    "pytest_handoff.hookspecs": "handoff_sim",
+}
 
 
 def test_no_module_imports_another_components_private_name() -> None:
@@ -316,7 +320,8 @@ def test_a_module_is_in_the_layer_of_its_longest_entry() -> None:
     assert layer_of("handoff_sim") == 7
     assert layer_of("handoff_sim.cli") == 6
     assert layer_of("pytest_handoff.plugin") == 8
-    assert layer_of("pytest_handoff.hookspecs") == 6
+    assert layer_of("pytest_handoff.hookspecs") == 8
+    assert layer_of("handoff_sim._plugin_contract") == 0
     assert layer_of("handoff_sim.scenarios.load._yaml") == 3
     with pytest.raises(LookupError, match=r"handoff_sim\.nowhere is in no layer"):
         layer_of("handoff_sim.nowhere")

@@ -1,12 +1,13 @@
 """The plugins of the ``handoff-sim`` command: the same ``pytest_handoff_*`` hooks pytest calls.
 
 A plugin is a module with ``pytest_handoff_make_model``, ``pytest_handoff_runtime``,
-``pytest_handoff_event`` or ``pytest_handoff_scenario_result`` functions (see
-``pytest_handoff.hookspecs``). The command loads every module registered under the
-``handoff_sim.plugins`` entry point group (the pytest plugin loads the same group) and
-every module named with ``-p MODULE``, so a scenario file finds the same model kinds
-under ``handoff-sim run`` as under pytest. There is no pytest config here: hooks get
-``config=None``.
+``pytest_handoff_event`` or ``pytest_handoff_scenario_result`` functions (documented in
+``pytest_handoff.hookspecs``, specified in ``handoff_sim._plugin_contract``, so the
+command needs neither pytest nor the plugin). The command loads every module registered
+under the ``handoff_sim.plugins`` entry point group (the pytest plugin loads the same
+group) and every module named with ``-p MODULE``, so a scenario file finds the same model
+kinds under ``handoff-sim run`` as under pytest. There is no pytest config here: hooks
+get ``config=None``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pluggy
 
+from handoff_sim import _plugin_contract
 from handoff_sim._hooks import hookimpl
+from handoff_sim._plugin_contract import HOOK_PREFIX
 from handoff_sim._safe import describe_error
 from handoff_sim.errors import HandoffSimError
 
@@ -33,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["ENTRY_POINT_GROUP", "CommandPlugins", "PluginLoadError"]
 
 ENTRY_POINT_GROUP = "handoff_sim.plugins"
-_HOOK_PREFIX = "pytest_handoff_"
 
 
 class PluginLoadError(HandoffSimError):
@@ -44,7 +46,7 @@ class _Manager(pluggy.PluginManager):
     """Takes ``pytest_handoff_*`` functions marked or not, as pytest does; ignores the rest."""
 
     def parse_hookimpl_opts(self, plugin: Any, name: str) -> pluggy.HookimplOpts | None:
-        if not name.startswith(_HOOK_PREFIX):
+        if not name.startswith(HOOK_PREFIX):
             return None
         opts = super().parse_hookimpl_opts(plugin, name)
         if opts is None and callable(getattr(plugin, name, None)):
@@ -67,10 +69,8 @@ class CommandPlugins:
             loaded += [(name, _load(name, importlib.import_module, name)) for name in modules]
         self.manager: pluggy.PluginManager | None = None
         if loaded:
-            from pytest_handoff import hookspecs
-
             self.manager = _Manager("pytest")
-            self.manager.add_hookspecs(hookspecs)
+            self.manager.add_hookspecs(_plugin_contract)
             for name, plugin in loaded:
                 if not self.manager.is_registered(plugin):
                     self.manager.register(plugin, name=f"{ENTRY_POINT_GROUP}:{name}")

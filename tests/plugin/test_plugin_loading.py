@@ -21,8 +21,10 @@ def test_t1_plugin_is_registered_by_its_entry_point(pytester: pytest.Pytester) -
 def test_plugin_module_imports_only_pytest_and_the_standard_library() -> None:
     code = (
         "import sys, pytest_handoff.plugin, pytest_handoff.fixtures, pytest_handoff.hookspecs\n"
-        "heavy = ['handoff_sim', 'pydantic', 'yaml', 'syrupy', 'hypothesis', 'freezegun']\n"
-        "print(','.join(m for m in heavy if m in sys.modules))\n"
+        "heavy = ['pydantic', 'yaml', 'syrupy', 'hypothesis', 'freezegun', 'msgspec']\n"
+        "light = {'handoff_sim', 'handoff_sim._version', 'handoff_sim._plugin_contract'}\n"
+        "ours = {m for m in sys.modules if m.split('.')[0] == 'handoff_sim'} - light\n"
+        "print(','.join([m for m in heavy if m in sys.modules] + sorted(ours)))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
