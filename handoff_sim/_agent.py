@@ -39,10 +39,7 @@ from handoff_sim.errors import (
 )
 from handoff_sim.messages import Message, ToolSpec
 from handoff_sim.models import ModelClient
-from handoff_sim.subagents import SUBAGENT_PREFIX
-from handoff_sim.subagents.definition import SubAgent
-from handoff_sim.subagents.executor import HandoffExecutor
-from handoff_sim.subagents.policy import HandoffPolicy
+from handoff_sim.subagents import SUBAGENT_PREFIX, HandoffExecutor, HandoffPolicy, SubAgent
 from handoff_sim.trace import Trace
 
 __all__ = ["Agent", "RunResult", "check_wiring", "override_agent_models", "require_agent"]

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from handoff_sim._limits import MAX_STEPS
 from handoff_sim._tools import Tool
 from handoff_sim.errors import ConfigurationError, InvalidNameError
-from handoff_sim.subagents.policy import HandoffPolicy
+from handoff_sim.subagents import HandoffPolicy
 
 __all__ = ["check_model", "check_options", "checked_name", "checked_tools", "describe", "items"]
 

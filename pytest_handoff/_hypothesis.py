@@ -86,9 +86,7 @@ def register_runtime_types() -> bool:
     try:
         from hypothesis import strategies as st
 
-        from handoff_sim import Agent
-        from handoff_sim.subagents.definition import SubAgent
-        from handoff_sim.subagents.policy import HandoffPolicy
+        from handoff_sim import Agent, HandoffPolicy, SubAgent
 
         st.register_type_strategy(HandoffPolicy, _lazy("policies"))
         st.register_type_strategy(SubAgent, _lazy("sub_agents"))

@@ -121,7 +121,7 @@ def test_importing_hypothesis_survives_a_broken_handoff_sim() -> None:
     """The entry point runs wherever handoff-sim is installed: it must never break hypothesis."""
     code = (
         "import sys, handoff_sim\n"
-        "sys.modules['handoff_sim.subagents.policy'] = None  # the policy cannot be imported\n"
+        "sys.modules['handoff_sim.subagents._policy'] = None  # the policy cannot be imported\n"
         "from hypothesis import given, strategies as st\n"
         "@given(st.integers(0, 3))\n"
         "def check(n): assert 0 <= n <= 3\n"

@@ -3,7 +3,7 @@
 A framework delegation (an agent used as a tool) is mounted the way delegation styles
 mount: a :class:`~handoff_sim.subagents.SubAgent` whose ``target`` runs the
 framework's delegation once per attempt. The runtime's
-:class:`~handoff_sim.subagents.executor.HandoffExecutor` then applies the policy with
+:class:`~handoff_sim.subagents.HandoffExecutor` then applies the policy with
 its own code: admission (allow/deny lists, depth), the input filter, attempts with
 a per-attempt timeout that cancels the attempt, ``FailureAction`` and the
 ``handoff unavailable`` fallback, with the same events and messages as our runtime.
@@ -32,10 +32,14 @@ from handoff_sim.adapters._capture import Adoption, adopting
 from handoff_sim.adapters._recording import RunRecord, recorder_for
 from handoff_sim.errors import UnknownToolError
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import envelope, resolve_input
-from handoff_sim.subagents.definition import SubAgent
-from handoff_sim.subagents.executor import HandoffExecutor
-from handoff_sim.subagents.policy import HandoffPolicy, SessionMode
+from handoff_sim.subagents import (
+    HandoffExecutor,
+    HandoffPolicy,
+    SessionMode,
+    SubAgent,
+    envelope,
+    resolve_input,
+)
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

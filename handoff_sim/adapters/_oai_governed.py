@@ -26,7 +26,7 @@ from handoff_sim.adapters._governed import Fallback, FrameworkMount, Governor
 from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture
 from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents.policy import HandoffPolicy
+from handoff_sim.subagents import HandoffPolicy
 
 __all__ = ["HandoffDeniedInRunError", "governed", "in_run", "sdk_retryable"]
 

@@ -37,9 +37,7 @@ from handoff_sim.adapters._oai_capture import DeniedTransfer, current_denial, se
 from handoff_sim.adapters._oai_governed import in_run
 from handoff_sim.errors import HandoffDeniedError, UnknownToolError
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents.definition import Refusal
-from handoff_sim.subagents.executor import HandoffExecutor
-from handoff_sim.subagents.policy import FailureAction, HandoffPolicy
+from handoff_sim.subagents import FailureAction, HandoffExecutor, HandoffPolicy, Refusal
 
 __all__ = ["governed_handoffs"]
 

@@ -21,8 +21,12 @@ from handoff_sim.adapters._pai_results import (
     new_outcome,
 )
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import check_explicit_tool_name, normalize_tool_name, resolve_input
-from handoff_sim.subagents.policy import HandoffPolicy
+from handoff_sim.subagents import (
+    HandoffPolicy,
+    check_explicit_tool_name,
+    normalize_tool_name,
+    resolve_input,
+)
 
 __all__ = ["governed"]
 

@@ -44,8 +44,12 @@ from handoff_sim.scenarios.schema import (
     SubAgentSpec,
 )
 from handoff_sim.simulation import DEFAULT_DEADLINE
-from handoff_sim.subagents import check_explicit_tool_name, normalize_tool_name, resolve_input
-from handoff_sim.subagents.policy import HandoffPolicy
+from handoff_sim.subagents import (
+    HandoffPolicy,
+    check_explicit_tool_name,
+    normalize_tool_name,
+    resolve_input,
+)
 from handoff_sim.trace import Trace
 
 __all__ = [

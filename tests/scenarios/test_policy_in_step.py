@@ -24,7 +24,7 @@ from handoff_sim.scenarios.schema import PolicySpec
 
 from ._util import delegation
 
-_POLICY_AT = "HandoffPolicy in handoff_sim/subagents/policy.py"
+_POLICY_AT = "HandoffPolicy in handoff_sim/subagents/_policy.py"
 _FILE_AT = "PolicySpec in handoff_sim/scenarios/schema/_policy.py"
 _BOUNDS = (Ge, Gt, Le, Lt)
 

@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolSpec
-from handoff_sim.subagents.definition import DELEGATION_SCHEMA
+from handoff_sim.subagents._definition import DELEGATION_SCHEMA
 from handoff_sim.testing import AdversarialModel, Behaviour
 from handoff_sim.testing._tool_arguments import EXTRA_FIELD
 

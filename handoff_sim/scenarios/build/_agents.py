@@ -19,8 +19,7 @@ from handoff_sim.scenarios.schema import (
     SubAgentSpec,
 )
 from handoff_sim.styles.flink import FlinkSubAgent
-from handoff_sim.subagents.definition import SubAgent
-from handoff_sim.subagents.policy import HandoffPolicy, SessionMode
+from handoff_sim.subagents import HandoffPolicy, SessionMode, SubAgent
 
 if TYPE_CHECKING:
     from pathlib import Path

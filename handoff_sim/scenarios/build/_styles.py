@@ -24,7 +24,7 @@ from handoff_sim.styles.sophi import (
     ToolRegistry,
     sophi_agent,
 )
-from handoff_sim.subagents.policy import HandoffPolicy
+from handoff_sim.subagents import HandoffPolicy
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

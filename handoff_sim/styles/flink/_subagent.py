@@ -16,9 +16,7 @@ from handoff_sim._safe import error_text
 from handoff_sim.messages import ToolCall, ToolSpec
 from handoff_sim.styles.flink._normalize import decode_output, normalize_result, render_result
 from handoff_sim.styles.flink._schema import derive_input_schema
-from handoff_sim.subagents import SUBAGENT_PREFIX, check_explicit_tool_name
-from handoff_sim.subagents.definition import SubAgent
-from handoff_sim.subagents.policy import SessionMode
+from handoff_sim.subagents import SUBAGENT_PREFIX, SessionMode, SubAgent, check_explicit_tool_name
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

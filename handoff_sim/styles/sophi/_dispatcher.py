@@ -36,9 +36,7 @@ from handoff_sim.styles.sophi._confirmation import (
 from handoff_sim.styles.sophi._definitions import AgentDefinition
 from handoff_sim.styles.sophi._registry import ToolRegistry
 from handoff_sim.styles.sophi._risk import RiskLevel, risk_of
-from handoff_sim.subagents.definition import Refusal, SubAgent
-from handoff_sim.subagents.executor import safe_message
-from handoff_sim.subagents.policy import HandoffPolicy, SessionMode
+from handoff_sim.subagents import HandoffPolicy, Refusal, SessionMode, SubAgent, safe_message
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

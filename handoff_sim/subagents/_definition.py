@@ -14,8 +14,8 @@ from handoff_sim.events import HandoffReason
 from handoff_sim.messages import ToolCall, ToolSpec
 from handoff_sim.subagents._input import envelope, resolve_input
 from handoff_sim.subagents._naming import check_explicit_tool_name, normalize_tool_name
+from handoff_sim.subagents._policy import SessionMode
 from handoff_sim.subagents._retry import check_classifier
-from handoff_sim.subagents.policy import SessionMode
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

@@ -36,10 +36,10 @@ from handoff_sim.events import (
 )
 from handoff_sim.messages import ToolCall
 from handoff_sim.subagents._deadline import within_deadline
+from handoff_sim.subagents._definition import SubAgent
 from handoff_sim.subagents._input import unwrap_output
+from handoff_sim.subagents._policy import FailureAction, HandoffPolicy, SessionMode
 from handoff_sim.subagents._retry import retry_error
-from handoff_sim.subagents.definition import SubAgent
-from handoff_sim.subagents.policy import FailureAction, HandoffPolicy, SessionMode
 
 __all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
 
