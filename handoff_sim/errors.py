@@ -50,6 +50,14 @@ HandoffSimError
 ├── ScenarioNotApplicable                  [adapters] a framework cannot express the scenario
 ├── OtlpError (ValueError)                 OTLP trace data cannot be read as asked
 │   └── OtlpFormatError                     ill-formed OTLP/JSON, with the field path
+├── RecordingError                         a recording cannot be read or replayed as recorded
+│   ├── RecordingFormatError (ValueError)   a recording's content cannot be replayed
+│   ├── ReplayMismatchError (ScriptError)   a request matches no recorded step left
+│   ├── ReplayExhaustedError (ScriptError)  an agent asked for more than its recording holds
+│   ├── ToolReplayMismatchError (ScriptError)
+│   │                                       no recorded answer left for a tool call
+│   └── UnusedRecordingError (AssertionError)
+│                                           recorded steps that no request used
 ├── MissingExtraError (ImportError)        [adapters] the optional extra is not installed
 ├── PluginLoadError                        [cli._plugins] a command plugin cannot be loaded
 ├── RecordedRunError                       [cli._trace_check] the error a recorded run ended with
@@ -102,6 +110,10 @@ __all__ = [
     "PatternTimeoutError",
     "PolicyError",
     "RealTimeDeadlineError",
+    "RecordingError",
+    "RecordingFormatError",
+    "ReplayExhaustedError",
+    "ReplayMismatchError",
     "ReservedPrefixError",
     "RetryClassifierError",
     "RunError",
@@ -109,8 +121,10 @@ __all__ = [
     "ScriptError",
     "ScriptExhaustedError",
     "SessionStoreError",
+    "ToolReplayMismatchError",
     "UnconsumedStepsError",
     "UnknownToolError",
+    "UnusedRecordingError",
     "VirtualDeadlineError",
     "VirtualDeadlockError",
     "VirtualTimeError",
@@ -375,3 +389,91 @@ class OtlpFormatError(OtlpError):
         self.source = source
         self.where = where
         self.what = what
+
+
+class RecordingError(HandoffSimError):
+    """A recording cannot be read, or the code replayed against it asks what it never recorded."""
+
+
+class RecordingFormatError(RecordingError, ValueError):
+    """A recording's content cannot be replayed: ``where`` says which part, ``problem`` why."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        super().__init__(f"{where}: {problem}")
+        self.where = where
+        self.problem = problem
+
+
+def _listed(lines: list[str]) -> str:
+    return "".join(f"\n  - {line}" for line in lines)
+
+
+class ReplayMismatchError(RecordingError, ScriptError):
+    """A model request matches none of its agent's recorded steps left.
+
+    ``step`` is the agent's model call (from 1); ``nearest`` the recorded step with the
+    fewest ``differences`` from it (None when none is left to compare).
+    """
+
+    def __init__(
+        self, agent: str, step: int, differences: list[str], nearest: int | None, match: str
+    ) -> None:
+        if nearest is None:
+            detail = "no recorded step left to compare it with"
+        else:
+            detail = f"the nearest, recorded step {nearest}, differs:" + _listed(differences)
+        super().__init__(
+            f"replay of agent {agent!r}: model call {step} matches no recorded step left "
+            f"(match: {match}); {detail}"
+        )
+        self.agent = agent
+        self.step = step
+        self.differences = differences
+        self.nearest = nearest
+
+
+class ReplayExhaustedError(RecordingError, ScriptError):
+    """An agent made more model calls than its recording holds answers for."""
+
+    def __init__(self, agent: str, step: int, steps: int) -> None:
+        super().__init__(
+            f"replay of agent {agent!r} exhausted: model call {step} requested, but the "
+            f"recording holds {steps} step(s) for it and none is left"
+        )
+        self.agent = agent
+        self.step = step
+        self.steps = steps
+
+
+class ToolReplayMismatchError(RecordingError, ScriptError):
+    """A call of a recorded tool has no recorded answer left with its arguments."""
+
+    def __init__(self, tool: str, call: int, arguments: str, nearest: str | None) -> None:
+        found = (
+            f"the nearest recorded arguments left: {nearest}"
+            if nearest is not None
+            else "no recorded answer is left"
+        )
+        super().__init__(
+            f"replay of tool {tool!r}: call {call} with arguments {arguments} has no recorded "
+            f"answer left; {found}"
+        )
+        self.tool = tool
+        self.call = call
+        self.arguments = arguments
+        self.nearest = nearest
+
+
+class UnusedRecordingError(RecordingError, AssertionError):
+    """Recorded steps of an agent that no request used: the code no longer makes those calls."""
+
+    def __init__(self, agent: str, unused_steps: list[int], steps: int) -> None:
+        shown = ", ".join(map(str, unused_steps[:10])) + (", ..." if len(unused_steps) > 10 else "")
+        super().__init__(
+            f"recording of agent {agent!r} has {len(unused_steps)} unused step(s) of {steps}: "
+            f"step(s) {shown} (the run no longer makes these calls: re-record it, or remove "
+            "the steps)"
+        )
+        self.agent = agent
+        self.unused_steps = unused_steps
+        self.steps = steps

@@ -6,7 +6,10 @@ from handoff_sim.errors import (
     ScriptExhaustedError,
     UnconsumedStepsError,
 )
+from handoff_sim.testing._fingerprint import Fingerprint, differences, fingerprint, normalise
 from handoff_sim.testing._overrides import AgentTree, override_models
+from handoff_sim.testing._replay import ReplayModel
+from handoff_sim.testing._replay_lane import ReplayLane, ReplayLedger
 from handoff_sim.testing._schema_model import SchemaModel, SchemaModelError, SchemaModelSpec
 from handoff_sim.testing._steps import SimulatedModelError
 from handoff_sim.testing.adversarial import (
@@ -23,8 +26,12 @@ __all__ = [
     "AdversarialTimeoutError",
     "AgentTree",
     "Behaviour",
+    "Fingerprint",
     "FunctionModel",
     "FunctionModelError",
+    "ReplayLane",
+    "ReplayLedger",
+    "ReplayModel",
     "SchemaModel",
     "SchemaModelError",
     "SchemaModelSpec",
@@ -33,5 +40,8 @@ __all__ = [
     "ScriptedModel",
     "SimulatedModelError",
     "UnconsumedStepsError",
+    "differences",
+    "fingerprint",
+    "normalise",
     "override_models",
 ]
