@@ -192,18 +192,22 @@ def _policy(seen: Any) -> dict[str, Any]:
         policy["max_retries"] = min(seen.attempts - 1, 100)
     if seen.timeout is not None:
         policy["timeout"] = str(written(seen.timeout))
+    if seen.depth_denied is not None:
+        policy["max_depth"] = max(seen.depth_denied - 1, 1)
+    elif seen.deepest > 1:
+        policy["max_depth"] = seen.deepest
     if seen.denied:
         policy["denied_tools"] = sorted(set(seen.denied))
-        policy["on_denied"] = "report_to_model"
+    if seen.denied or seen.depth_denied is not None:
+        policy["on_denied"] = "report_to_model"  # the run went on past the denial
     return policy
 
 
 def _policy_note(name: str, policy: dict[str, Any]) -> str:
-    known = ", ".join(f"{k}" for k in policy) or "nothing"
+    known = ", ".join(policy) or "nothing"
     return (
-        f"agent {name}: its handoff policy is not in the spans; what the handoffs show is "
-        f"written ({known}: the most attempts seen, the time an attempt timed out at, the "
-        "tools denied); every other policy field is the default"
+        f"agent {name}: its handoff policy is not in the spans; written from what its "
+        f"handoffs show: {known}; every other policy field is the default"
     )
 
 

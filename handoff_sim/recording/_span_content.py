@@ -46,7 +46,7 @@ class Answer:
     text: str | None = None
     calls: list[CallSeen] = field(default_factory=list)
     content: bool = False
-    """Whether the span carried the answer's content at all."""
+    """Whether the span carried the answer's content (texts and arguments) in full."""
 
 
 def _json(label: str, span: RawSpan, key: str, value: object) -> Any:
@@ -115,7 +115,11 @@ def _part(part: object, texts: list[str], answer: Answer) -> None:
     kind = part.get("type")
     if kind == "text" and isinstance(part.get("content"), str):
         texts.append(part["content"])
+    elif kind == "text":
+        answer.content = False  # the part is there, its text was not captured
     elif kind == "tool_call":
+        if part.get("arguments") is None:
+            answer.content = False
         name = as_text(part.get("name")) or ""
         answer.calls.append(
             CallSeen(as_text(part.get("id")) or "", name, _arguments(part.get("arguments")))

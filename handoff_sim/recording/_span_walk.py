@@ -40,6 +40,8 @@ class AgentSeen:
     attempts: int = 1
     timeout: float | None = None
     denied: list[str] = field(default_factory=list)
+    deepest: int = 1
+    depth_denied: int | None = None
 
 
 @dataclass(slots=True)
@@ -142,9 +144,12 @@ class _Walker:
         self.out.root = agent
         first_chat = next((c for c in self.tree.kids(span) if role_of(c) == "chat"), None)
         given = span.attributes.get("handoff_sim.input")
-        self.out.inputs.append(
-            given if isinstance(given, str) else genai.run_input(span, first_chat)
-        )
+        found = given if isinstance(given, str) else genai.run_input(span, first_chat)
+        if not found and not isinstance(given, str):
+            self.out.notes.append(
+                f"turn {len(self.out.inputs) + 1}: its input is not in the spans (empty input)"
+            )
+        self.out.inputs.append(found)
 
     def own_chats(self, span: RawSpan) -> int:
         return sum(1 for kid in self.tree.kids(span) if role_of(kid) == "chat")
@@ -225,8 +230,15 @@ class _Walker:
         attempts = span.attributes.get("handoff_sim.handoff.attempts")
         if isinstance(attempts, int) and not isinstance(attempts, bool):
             seen.attempts = max(seen.attempts, min(attempts, 101))
-        if span.attributes.get("handoff_sim.handoff.reason") == "denied_tool":
+        reason = span.attributes.get("handoff_sim.handoff.reason")
+        depth = span.attributes.get("handoff_sim.handoff.depth")
+        depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else 1
+        if reason == "denied_tool":
             seen.denied.append(genai.tool_name(span))
+        elif reason == "max_depth":
+            seen.depth_denied = min(seen.depth_denied or depth, depth)
+        else:
+            seen.deepest = max(seen.deepest, depth)
 
     def attempt(self, span: RawSpan, ctx: _Ctx) -> None:
         if ctx.tool_agent is None or span.attributes.get("handoff_sim.outcome") != "timeout":
@@ -249,7 +261,8 @@ class _Walker:
         for agent in sorted(self.missing_content):
             self.out.notes.append(
                 f"agent {agent}: the spans carry no content of its model calls' answers "
-                "(content capture was off): those steps answer with empty text"
+                "(content capture was off): those steps answer with empty text and '{}' "
+                "as tool call arguments"
             )
 
     def plain_tool(self, span: RawSpan, agent: str) -> None:
