@@ -4,7 +4,8 @@ A call takes the first unused answer whose arguments equal its own (an answer wi
 ``arguments`` matches any call), waits its latency and returns or raises what it says.
 A call no unused answer fits — a what-if replay retried it more often than the run did —
 gets the last answer that fits again: the same question gets the same answer. A call
-nothing fits raises a ``LookupError`` naming the tool and the arguments.
+nothing fits fails the run with a ``ToolReplayMismatchError`` naming the tool, the call and
+its arguments, and the nearest answer left.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from handoff_sim.errors import ToolReplayMismatchError
 from handoff_sim.scenarios.schema import RaisesSpec, ToolAnswerSpec
 
 __all__ = ["RecordedAnswers"]
@@ -39,6 +41,7 @@ class RecordedAnswers:
         self._answers = list(answers)
         self._wanted = [_wanted(a) for a in self._answers]
         self._used = [False] * len(self._answers)
+        self._calls = 0
 
     def _fits(self, index: int, arguments: dict[str, Any]) -> bool:
         wanted = self._wanted[index]
@@ -46,6 +49,7 @@ class RecordedAnswers:
 
     def choose(self, arguments: dict[str, Any]) -> ToolAnswerSpec:
         """The answer for a call with ``arguments`` (marked used)."""
+        self._calls += 1
         fitting = [i for i in range(len(self._answers)) if self._fits(i, arguments)]
         for index in fitting:
             if not self._used[index]:
@@ -54,10 +58,14 @@ class RecordedAnswers:
         if fitting:
             return self._answers[fitting[-1]]
         shown = json.dumps(arguments, separators=(",", ":"), default=str)
-        raise LookupError(
-            f"tool {self.tool!r} has no recorded answer for arguments {shown[:200]} "
-            f"({len(self._answers)} recorded)"
-        )
+        left = [i for i, used in enumerate(self._used) if not used]
+        nearest = None
+        if left:
+            wanted = self._wanted[left[0]]
+            nearest = (
+                wanted if isinstance(wanted, str) else json.dumps(wanted, separators=(",", ":"))
+            )
+        raise ToolReplayMismatchError(self.tool, self._calls, shown[:200], nearest)
 
     async def answer(self, arguments: dict[str, Any]) -> str:
         """Wait the chosen answer's latency, then return or raise what it recorded."""
