@@ -30,9 +30,11 @@ from openai.types.responses.response_usage import InputTokensDetails, OutputToke
 
 from handoff_sim.adapters._capture import active_capture, current_record
 from handoff_sim.adapters._models import ModelBridge
+from handoff_sim.adapters._simulate import note_failure
+from handoff_sim.errors import RecordingError
 from handoff_sim.messages import Message, ModelResponse, ToolCall, ToolSpec
 from handoff_sim.messages import Usage as OurUsage
-from handoff_sim.models import ModelClient
+from handoff_sim._models import ModelClient
 
 __all__ = [
     "SimModel",
@@ -87,7 +89,11 @@ class SimModel(Model):
             system_instructions, input, model_settings, tools, handoffs
         )
         request = self._bridge.request(messages, specs, parallel_tool_calls=parallel)
-        response = await self._bridge.complete(request)
+        try:
+            response = await self._bridge.complete(request)
+        except RecordingError as error:  # an agent as a tool would hand it to its model
+            note_failure(error)
+            raise
         return to_output_items(response, self._bridge.calls), to_usage(response.usage)
 
     async def get_response(

@@ -8,6 +8,7 @@ import itertools
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -15,11 +16,35 @@ from handoff_sim.adapters._capture import Capture, Transfer
 from handoff_sim.simulation import Simulation
 from handoff_sim.trace import Trace
 
-__all__ = ["InlineExecutor", "RunInput", "SimulatedRun", "refusing_sync_calls", "simulate_with"]
+__all__ = [
+    "InlineExecutor",
+    "RunInput",
+    "SimulatedRun",
+    "note_failure",
+    "refusing_sync_calls",
+    "simulate_with",
+]
 
 T = TypeVar("T")
 
 RunInput = Awaitable[T] | Callable[[], Awaitable[T]]
+
+_FAILURES: ContextVar[list[BaseException] | None] = ContextVar(
+    "handoff_adapter_failures", default=None
+)
+
+
+def note_failure(error: BaseException) -> None:
+    """Keep an error of ours the framework may swallow, so the simulated run ends in it.
+
+    An agent used as a tool turns its run's errors into a tool result the model reads
+    (openai-agents' ``as_tool`` does); a replay that no longer matches its recording
+    must fail the run all the same, naming the agent and step where it went wrong.
+    """
+    found = _FAILURES.get()
+    if found is not None:
+        found.append(error)
+
 
 # What asyncio and the frameworks say when a sync entry point meets a running loop.
 _LOOP_RUNNING = ("event loop is already running", "when an event loop is already running")
@@ -174,22 +199,40 @@ def simulate_with(
             awaitable = run() if callable(run) else run
             return await awaitable
 
-    with Simulation(
-        seed=seed, wall_clock=wall_clock, deadline=deadline, observers=tuple(observers)
-    ) as sim:
-        started = sim.now
-        try:
-            result: T | None = sim.run_coroutine(main())
-            error: BaseException | None = None
-        except Exception as exc:
-            if raise_errors or "capture" not in holder:
-                raise
-            result, error = None, exc
-        capture: Capture = holder["capture"]
-        return SimulatedRun(
-            result=result,
-            trace=capture.trace,
-            elapsed_ms=round((sim.now - started) * 1000, 3),
-            transfers=tuple(capture.transfers),
-            error=error,
-        )
+    failures: list[BaseException] = []
+    token = _FAILURES.set(failures)
+    try:
+        with Simulation(
+            seed=seed, wall_clock=wall_clock, deadline=deadline, observers=tuple(observers)
+        ) as sim:
+            started = sim.now
+            try:
+                result: T | None = sim.run_coroutine(main())
+                error: BaseException | None = None
+            except Exception as exc:
+                if raise_errors or "capture" not in holder:
+                    _raise_first(failures, exc)
+                result, error = None, exc
+            if failures:  # the first one is where the run went wrong; the rest followed it
+                if raise_errors:
+                    _raise_first(failures, error)
+                result, error = None, failures[0]
+            elapsed_ms = round((sim.now - started) * 1000, 3)
+    finally:
+        _FAILURES.reset(token)
+    capture: Capture = holder["capture"]
+    return SimulatedRun(
+        result=result,
+        trace=capture.trace,
+        elapsed_ms=elapsed_ms,
+        transfers=tuple(capture.transfers),
+        error=error,
+    )
+
+
+def _raise_first(failures: list[BaseException], error: BaseException | None) -> None:
+    """Raise the first noted failure (from the run's own error), else the run's error."""
+    if failures and failures[0] is not error:
+        raise failures[0] from error
+    if error is not None:
+        raise error
