@@ -8,6 +8,12 @@ from handoff_sim.errors import (
     ToolReplayMismatchError,
     UnusedRecordingError,
 )
+from handoff_sim.recording._api import Recording, record, replay
+from handoff_sim.recording._from_otlp import ConvertedRecording, recording_from_otlp
+from handoff_sim.recording._graph import AgentGraph
+from handoff_sim.recording._recorder import ModelCall, Recorder, RecordingModel, ToolCallRecord
+from handoff_sim.recording._redact import Redaction
+from handoff_sim.recording._what_if import ExpectationChange, WhatIfReport, what_if
 from handoff_sim.testing import (
     Fingerprint,
     ReplayLane,
@@ -19,17 +25,31 @@ from handoff_sim.testing import (
 )
 
 __all__ = [
+    "AgentGraph",
+    "ConvertedRecording",
+    "ExpectationChange",
     "Fingerprint",
+    "ModelCall",
+    "Recorder",
+    "Recording",
     "RecordingError",
     "RecordingFormatError",
+    "RecordingModel",
+    "Redaction",
     "ReplayExhaustedError",
     "ReplayLane",
     "ReplayLedger",
     "ReplayMismatchError",
     "ReplayModel",
+    "ToolCallRecord",
     "ToolReplayMismatchError",
     "UnusedRecordingError",
+    "WhatIfReport",
     "differences",
     "fingerprint",
     "normalise",
+    "record",
+    "recording_from_otlp",
+    "replay",
+    "what_if",
 ]
