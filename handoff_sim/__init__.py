@@ -30,6 +30,7 @@ if _typing.TYPE_CHECKING:
         check_determinism,
         check_invariants,
     )
+    from handoff_sim._models import ModelClient
     from handoff_sim._sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
     from handoff_sim._tools import Tool, ToolExecutor, ToolOutput, ToolSetExecutor, tool
     from handoff_sim.adapters import Transfer
@@ -54,7 +55,6 @@ if _typing.TYPE_CHECKING:
         ToolSpec,
         Usage,
     )
-    from handoff_sim.models import ModelClient
     from handoff_sim.simulation import Simulation, simulate
     from handoff_sim.subagents import (
         FailureAction,
@@ -135,7 +135,7 @@ _HOME = {
     "ToolCall": "handoff_sim.messages",
     "ToolSpec": "handoff_sim.messages",
     "Usage": "handoff_sim.messages",
-    "ModelClient": "handoff_sim.models",
+    "ModelClient": "handoff_sim._models",
     "InMemorySessionStore": "handoff_sim._sessions",
     "JsonlSessionStore": "handoff_sim._sessions",
     "Session": "handoff_sim._sessions",

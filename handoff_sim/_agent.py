@@ -28,6 +28,7 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
+from handoff_sim._models import ModelClient
 from handoff_sim._react_loop import LoopState, run_loop
 from handoff_sim._sessions import InMemorySessionStore, Session, SessionStore, load_session
 from handoff_sim._tools import Tool, ToolExecutor, ToolSetExecutor
@@ -38,7 +39,6 @@ from handoff_sim.errors import (
     RunError,
 )
 from handoff_sim.messages import Message, ToolSpec
-from handoff_sim.models import ModelClient
 from handoff_sim.subagents import SUBAGENT_PREFIX, HandoffExecutor, HandoffPolicy, SubAgent
 from handoff_sim.trace import Trace
 

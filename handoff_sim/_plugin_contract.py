@@ -21,8 +21,8 @@ import pluggy
 if TYPE_CHECKING:
     import pytest
 
+    from handoff_sim._models import ModelClient
     from handoff_sim.events import Event
-    from handoff_sim.models import ModelClient
 
 __all__ = [
     "HOOK_PREFIX",

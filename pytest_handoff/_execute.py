@@ -16,8 +16,8 @@ from handoff_sim import hookimpl
 from pytest_handoff._entry_points import load_entry_point_plugins
 
 if TYPE_CHECKING:
+    from handoff_sim import ModelClient
     from handoff_sim.events import Event
-    from handoff_sim.models import ModelClient
     from handoff_sim.scenarios import LoadedScenario, ScenarioResult
 
 __all__ = ["HookObserver", "Outcome", "execute", "wants_snapshot"]

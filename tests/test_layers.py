@@ -43,7 +43,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "events",
             "_hooks",
             "messages",
-            "models",
+            "_models",
             "_sessions",
         ),
     ),

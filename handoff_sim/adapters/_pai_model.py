@@ -19,11 +19,11 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, DeltaToolCalls
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.usage import RequestUsage
 
+from handoff_sim._models import ModelClient
 from handoff_sim.adapters._capture import current_record
 from handoff_sim.adapters._models import ModelBridge
 from handoff_sim.messages import Message, ToolCall, ToolSpec
 from handoff_sim.messages import ModelResponse as SimResponse
-from handoff_sim.models import ModelClient
 
 __all__ = ["SimModel", "neutral_view", "output_tool_names", "to_messages"]
 

@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import ClassVar, Generic, TypeVar
 
+from handoff_sim._models import ModelClient
 from handoff_sim._safe import JsonProblem, parse_json
 from handoff_sim._tools import Tool
 from handoff_sim.adapters._capture import Capture
@@ -28,7 +29,6 @@ from handoff_sim.adapters._governed import Fallback
 from handoff_sim.adapters._simulate import simulate_with
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
-from handoff_sim.models import ModelClient
 from handoff_sim.scenarios import LoadedScenario, ModelFactory, ScenarioRun
 from handoff_sim.scenarios.build import (
     CatchAllExecutor,

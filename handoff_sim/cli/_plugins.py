@@ -29,8 +29,8 @@ from handoff_sim._safe import describe_error
 from handoff_sim.errors import HandoffSimError
 
 if TYPE_CHECKING:
+    from handoff_sim._models import ModelClient
     from handoff_sim.events import Event
-    from handoff_sim.models import ModelClient
     from handoff_sim.scenarios import LoadedScenario, ModelFactory, ScenarioResult, ScenarioRuntime
 
 __all__ = ["ENTRY_POINT_GROUP", "CommandPlugins", "PluginLoadError"]

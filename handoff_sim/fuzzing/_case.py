@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_sim._agent import Agent
 from handoff_sim._invariants import Invariant, Violation, check_determinism, check_invariants
+from handoff_sim._models import ModelClient
 from handoff_sim._patterns import search
 from handoff_sim.errors import (
     ConfigurationError,
@@ -24,7 +25,6 @@ from handoff_sim.errors import (
     ReservedPrefixError,
 )
 from handoff_sim.fuzzing._faults import Fault, FaultyRecorder
-from handoff_sim.models import ModelClient
 from handoff_sim.simulation import Simulation
 from handoff_sim.subagents import normalize_tool_name
 from handoff_sim.trace import Trace

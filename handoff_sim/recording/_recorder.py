@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from handoff_sim._models import ModelClient
 from handoff_sim.messages import ModelRequest, ModelResponse
-from handoff_sim.models import ModelClient
 from handoff_sim.simulation import VirtualTimeLoop
 
 if TYPE_CHECKING:

@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from handoff_sim._agent import Agent
+from handoff_sim._models import ModelClient
 from handoff_sim.errors import InputFilterError, RetryClassifierError
-from handoff_sim.models import ModelClient
 from handoff_sim.scenarios.build._context import BuildContext
 from handoff_sim.scenarios.build._styles import dispatcher_agent, dispatcher_mount
 from handoff_sim.scenarios.build._tools import CatchAllExecutor, fake_tool

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from handoff_sim._models import ModelClient
 from handoff_sim._sessions import SessionStore
-from handoff_sim.models import ModelClient
 from handoff_sim.styles.sophi import AgentDefinition
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from handoff_sim.models import ModelClient
+from handoff_sim._models import ModelClient
 from handoff_sim.scenarios._errors import ScenarioError
 from handoff_sim.scenarios.build._steps import script_step
 from handoff_sim.scenarios.schema import (

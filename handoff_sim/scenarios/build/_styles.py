@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from handoff_sim._models import ModelClient
 from handoff_sim._tools import Tool
-from handoff_sim.models import ModelClient
 from handoff_sim.scenarios.build._context import BuildContext
 from handoff_sim.scenarios.schema import AgentSpec, ApproveSpec, ConfirmSpec, DispatcherSpec
 from handoff_sim.styles.sophi import (

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from handoff_sim._models import ModelClient
 from handoff_sim._sessions import SessionStore
 from handoff_sim._tools import Tool, ToolSetExecutor, parse_arguments
 from handoff_sim.messages import ToolCall
-from handoff_sim.models import ModelClient
 from handoff_sim.styles.sophi._arguments import DELEGATE_TOOL_NAME
 from handoff_sim.styles.sophi._confirmation import (
     ALLOW_ALL,

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from handoff_sim._context import current_frame
+from handoff_sim._models import ModelClient
 from handoff_sim._sessions import InMemorySessionStore, Session, SessionStore
 from handoff_sim._tools import Tool, ToolSetExecutor, parse_arguments
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ToolCall, ToolSpec
-from handoff_sim.models import ModelClient
 from handoff_sim.styles.sophi._arguments import (
     DELEGATE_TOOL_NAME,
     DELEGATION_PARAMETERS,
