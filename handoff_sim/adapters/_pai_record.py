@@ -126,6 +126,8 @@ class RecordingModel(WrapperModel):
         self.agent = agent
         self.output_tools: dict[str, set[str]] = {}
         """Agent name -> the output tools its requests offered (structured output)."""
+        self.first_requests: dict[str, ModelRequest] = {}
+        """Agent name -> its first request (what the recording says of the agent)."""
 
     def __repr__(self) -> str:
         return f"RecordingModel({self.wrapped!r}, agent={self.agent!r})"
@@ -157,6 +159,7 @@ class RecordingModel(WrapperModel):
             parallel_tool_calls=parallel,
         )
         outputs = output_tool_names([*info.function_tools, *info.output_tools])
+        self.first_requests.setdefault(request.agent, request)
         if outputs:
             self.output_tools.setdefault(request.agent, set()).update(outputs)
         return _Call(request, self.recorder.ticket(), _now(), _report_request(request, outputs))

@@ -1,16 +1,17 @@
 """Recording a pydantic-ai agent graph: each agent on a recording model, by name; the run captured.
 
 ``record_models`` finds the graph as ``override_models`` does and runs each agent on its
-own model wrapped in :class:`RecordingModel`; ``recording_run`` adds the capture whose
+own model wrapped in :class:`RecordingModel`; ``recording`` adds the capture whose
 trace gives the recording its expectations and its agent graph.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+import importlib.metadata
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic_ai import Agent
 
@@ -19,12 +20,9 @@ from handoff_sim.adapters._model_swap import FrameworkTree
 from handoff_sim.adapters._pai_capture import PydanticAICapture
 from handoff_sim.adapters._pai_overrides import agent_graph
 from handoff_sim.adapters._pai_record import ModelCallRecorder, RecordingModel
-from handoff_sim.adapters._pai_record_graph import recorded_graph
+from handoff_sim.adapters._pai_record_graph import PaiGraph, recorded_graph
 
-if TYPE_CHECKING:
-    from handoff_sim.recording._graph import AgentGraph
-
-__all__ = ["RecordedAgents", "RecordingRun", "record_models", "recording_run"]
+__all__ = ["RecordedAgents", "RecordingRun", "record_models", "recording"]
 
 
 def _recording(
@@ -47,6 +45,14 @@ class RecordedAgents:
 
     tree: FrameworkTree
     models: list[RecordingModel] = field(default_factory=list)
+
+    def first_requests(self) -> dict[str, ModelRequest]:
+        """Agent name -> its first recorded request."""
+        out: dict[str, ModelRequest] = {}
+        for model in self.models:
+            for agent, request in model.first_requests.items():
+                out.setdefault(agent, request)
+        return out
 
     def output_tools(self) -> dict[str, set[str]]:
         """Agent name -> the output tools (structured output) its recorded requests offered."""
@@ -71,31 +77,39 @@ def record_models(root: Agent[Any, Any], recorder: ModelCallRecorder) -> Iterato
     with ExitStack() as stack:
         for name, agent in [*named, *((None, a) for a in found.tree.unnamed)]:
             model = _recording(name, agent, recorder)
-            if isinstance(model, RecordingModel) and model not in found.models:
+            if all(model is not known for known in found.models):  # models compare by value
                 found.models.append(model)
             stack.enter_context(agent.override(model=model))
         yield found
 
 
 class RecordingRun:
-    """A pydantic-ai run being recorded: its capture (the trace) and its recording models."""
+    """A pydantic-ai run being recorded: its capture (the trace) and its recording models.
+
+    What ``handoff_sim.recording.record`` reads: ``runtime``, ``versions``, ``capture``
+    and, once the block is over, ``graph``.
+    """
+
+    runtime = "pydantic-ai"
 
     def __init__(self, capture: PydanticAICapture, agents: RecordedAgents) -> None:
         self.capture = capture
         self.agents = agents
+        self.versions = {"pydantic-ai": importlib.metadata.version("pydantic-ai-slim")}
 
     @property
     def trace(self) -> Trace:
         """The run's trace, as ``capture()`` records it."""
         return self.capture.trace
 
-    def graph(self, requests: Mapping[str, Sequence[ModelRequest]]) -> AgentGraph:
-        """The recorded graph in file form; ``requests``: each agent's recorded requests."""
-        return recorded_graph(self.trace, requests, self.agents.output_tools())
+    @property
+    def graph(self) -> PaiGraph:
+        """The recorded graph in file form: mounts from the trace, the rest from requests."""
+        return recorded_graph(self.trace, self.agents.first_requests(), self.agents.output_tools())
 
 
 @contextmanager
-def recording_run(
+def recording(
     root: Agent[Any, Any], recorder: ModelCallRecorder, *, seed: int = 0
 ) -> Iterator[RecordingRun]:
     """The pydantic-ai runs of the block captured, and every model call of ``root``'s graph

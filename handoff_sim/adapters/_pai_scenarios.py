@@ -10,10 +10,13 @@ a function of its own parameter (``task: str``) that runs the child agent — un
 ``parallel_tool_calls: false`` makes every tool of that agent ``sequential`` (each call
 runs alone, in call order); ``max_steps`` is ``UsageLimits(request_limit=...)`` of each
 of the agent's runs, which keep their usage apart (a child's run gets its own limits).
+A recording made on pydantic-ai keeps the shape of the user's delegation tools instead
+(``_pai_recorded_tools``): the recorded calls reach them as they were recorded.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, ClassVar
 
@@ -27,7 +30,18 @@ from handoff_sim.adapters._capture import Capture
 from handoff_sim.adapters._pai_capture import PydanticAICapture
 from handoff_sim.adapters._pai_governed_tool import governed_tool
 from handoff_sim.adapters._pai_model import SimModel
-from handoff_sim.adapters._scenario_runtime import AgentPlan, FrameworkRuntime, MountPlan
+from handoff_sim.adapters._pai_recorded_tools import (
+    DEFAULT_PARAMETER,
+    recorded_delegation,
+    recorded_parameters,
+)
+from handoff_sim.adapters._scenario_runtime import (
+    AgentPlan,
+    FrameworkRuntime,
+    MountPlan,
+    ScenarioPlan,
+)
+from handoff_sim.scenarios import LoadedScenario, ScenarioRun
 
 __all__ = ["PydanticAIRuntime"]
 
@@ -79,6 +93,7 @@ class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
 
     framework: ClassVar[str] = "pydantic-ai"
     native_input: ClassVar[str] = "task"
+    _recorded: dict[tuple[str, str], str] | None = None
 
     def capture(self) -> Capture:
         return PydanticAICapture()
@@ -87,6 +102,15 @@ class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
         from handoff_sim.adapters.pydantic_ai import _offline
 
         return _offline()
+
+    def run(self, scenario: LoadedScenario, *, observers: Sequence[object] = ()) -> ScenarioRun:
+        # a recording made on pydantic-ai delegates through the user's own tools' shape
+        self._recorded = recorded_parameters(scenario.spec)
+        return super().run(scenario, observers=observers)
+
+    def _native(self, plan: ScenarioPlan) -> None:
+        if self._recorded is None:  # a recording's calls are the framework's own already
+            super()._native(plan)
 
     def build_agent(
         self,
@@ -97,8 +121,12 @@ class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
         sequential = not plan.parallel
         tools: list[PaiTool[Any]] = [_tool(t, sequential=sequential) for t in plan.tools]
         for mount in plan.mounts:
-            child = children[mount.agent]
-            tools.append(_delegation(child, mount, plan, _limits(plans[mount.agent])))
+            child, limits = children[mount.agent], _limits(plans[mount.agent])
+            if self._recorded is None:
+                tools.append(_delegation(child, mount, plan, limits))
+                continue
+            key = self._recorded.get((plan.name, mount.tool_name), DEFAULT_PARAMETER)
+            tools.append(recorded_delegation(child, mount, plan, limits, key))
         return Agent(
             SimModel(plan.model),
             name=plan.name,

@@ -106,7 +106,7 @@ def override_framework_models(
 
 _RECORDERS = {
     "agents": ("handoff_sim.adapters.openai_agents", "handoff_sim.adapters._oai_record"),
-    "pydantic_ai": ("handoff_sim.adapters.pydantic_ai", "handoff_sim.adapters._pai_record"),
+    "pydantic_ai": ("handoff_sim.adapters.pydantic_ai", "handoff_sim.adapters._pai_record_run"),
 }
 """A framework's top-level package: its adapter and the module that records its models."""
 
