@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 
 __all__: list[str] = []  # pytest finds the hooks by name; nothing here is imported by users
 
-pytest_plugins = ["pytest_handoff.fixtures", "pytest_handoff._report"]
+pytest_plugins = [
+    "pytest_handoff.fixtures",
+    "pytest_handoff._report",
+    "pytest_handoff._recording_plugin",
+]
 
 _SUFFIXES = (".yaml", ".yml")
 
