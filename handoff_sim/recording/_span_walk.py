@@ -9,11 +9,9 @@ in :attr:`Walked.notes`, never filled in.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from handoff_sim._durations import written
 from handoff_sim._limits import DEFAULT_MAX_MODEL_CALLS, MAX_SECONDS, MAX_STEPS
 from handoff_sim._otlp import _genai as genai
 from handoff_sim._otlp._parse import RawSpan
@@ -21,17 +19,40 @@ from handoff_sim._otlp._tree import SpanTree, role_of
 from handoff_sim.errors import OtlpFormatError
 from handoff_sim.recording._span_content import answer_of, model_of, offered_tools, usage_of
 
-__all__ = ["AgentSeen", "ToolSeen", "Walked", "walk"]
+__all__ = ["AgentSeen", "StepSeen", "ToolCallSeen", "ToolSeen", "Walked", "walk"]
 
 _NS = 1_000_000_000
 _PYDANTIC_AI = frozenset({"pydantic_ai.all_messages", "model_request_parameters", "logfire.msg"})
+
+
+@dataclass(frozen=True, slots=True)
+class StepSeen:
+    """One model call: when it started (ns, file position), its script step, how long."""
+
+    start_ns: int
+    index: int
+    step: dict[str, Any]
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallSeen:
+    """One plain tool call: who made it, its raw arguments, its result or error, how long."""
+
+    start_ns: int
+    index: int
+    agent: str
+    arguments: str
+    result: str | None
+    error: str | None
+    seconds: float
 
 
 @dataclass(slots=True)
 class AgentSeen:
     """One agent as its spans show it."""
 
-    steps: list[tuple[int, int, dict[str, Any]]] = field(default_factory=list)
+    steps: list[StepSeen] = field(default_factory=list)
     subagents: dict[str, str] = field(default_factory=dict)  # tool name -> agent
     offered: dict[str, dict[str, Any]] = field(default_factory=dict)
     model: str | None = None
@@ -48,7 +69,7 @@ class AgentSeen:
 class ToolSeen:
     """A plain tool's recorded calls, in start order."""
 
-    answers: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    calls: list[ToolCallSeen] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -172,16 +193,15 @@ class _Walker:
         for tool in offered_tools(self.label, span):
             seen.offered.setdefault(tool["name"], tool)
         step = self.step(span, ctx.agent)
-        seen.steps.append((span.start_ns, span.index, step))
+        seen.steps.append(StepSeen(span.start_ns, span.index, step, self.latency(span)))
         if step.get("tool_calls") and any(c["arguments"] is None for c in step["tool_calls"]):
             self.pending.append((ctx.run.span_id, step))
 
     def step(self, span: RawSpan, agent: str) -> dict[str, Any]:
-        seconds = self.latency(span)
         if span.status_code == 2:
             if genai.is_cancelled(span) or span.attributes.get("error.type") == "_OTHER":
                 return {"cancelled": True}  # cut off in the run: never answers in a replay
-            return {"error": _message(span), "latency": str(written(seconds))}
+            return {"error": _message(span)}
         answer = answer_of(self.label, span)
         if not answer.content:
             self.missing_content.add(agent)
@@ -192,7 +212,6 @@ class _Walker:
             step["tool_calls"] = [
                 {"id": c.id, "name": c.name, "arguments": c.arguments} for c in answer.calls
             ]
-        step["latency"] = str(written(seconds))
         usage = usage_of(span)
         if usage is not None:
             step["usage"] = usage
@@ -267,13 +286,17 @@ class _Walker:
 
     def plain_tool(self, span: RawSpan, agent: str) -> None:
         name = genai.tool_name(span)
-        answer: dict[str, Any] = {"arguments": _arguments(genai.tool_arguments(span))}
-        if span.status_code == 2:
-            answer["raises"] = {"type": "RuntimeError", "message": genai.error_text(span)}
-        else:
-            answer["returns"] = genai.tool_result(span) or ""
-        answer["latency"] = str(written(self.latency(span)))
-        self.out.tools.setdefault(name, ToolSeen()).answers.append((span.start_ns, answer))
+        failed = span.status_code == 2
+        call = ToolCallSeen(
+            span.start_ns,
+            span.index,
+            agent,
+            genai.tool_arguments(span),
+            None if failed else genai.tool_result(span) or "",
+            _message(span) if failed else None,
+            self.latency(span),
+        )
+        self.out.tools.setdefault(name, ToolSeen()).calls.append(call)
         self.out.agents[agent].offered.setdefault(name, {"name": name})
 
     def foreign_attempts(self) -> None:
@@ -310,14 +333,6 @@ def _message(span: RawSpan) -> str:
             if isinstance(message, str) and message:
                 return message
     return span.status_message or genai.error_text(span)
-
-
-def _arguments(raw: str) -> dict[str, Any] | str:
-    try:
-        value = json.loads(raw) if raw else {}
-    except ValueError:
-        return raw
-    return value if isinstance(value, dict) else raw
 
 
 def walk(label: str, tree: SpanTree) -> Walked:
