@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from handoff_sim.fuzzing import generate as gen
 from handoff_sim.fuzzing.generate import COLLIDING_NAMES, ScenarioOptions
 from handoff_sim.subagents import HandoffPolicy, SubAgent
-from handoff_sim.testing.adversarial import Behaviour
+from handoff_sim.testing import Behaviour
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

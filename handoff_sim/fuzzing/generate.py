@@ -24,7 +24,7 @@ from functools import cache
 from typing import Any, Protocol, TypeVar
 
 from handoff_sim.subagents import normalize_tool_name
-from handoff_sim.testing.adversarial import ALL_BEHAVIOURS, DEFAULT_BEHAVIOURS, Behaviour
+from handoff_sim.testing import ALL_BEHAVIOURS, DEFAULT_BEHAVIOURS, Behaviour
 
 __all__ = [
     "COLLIDING_NAMES",

@@ -6,21 +6,25 @@ from handoff_sim.errors import (
     ScriptExhaustedError,
     UnconsumedStepsError,
 )
-from handoff_sim.testing._fingerprint import Fingerprint, differences, fingerprint, normalise
-from handoff_sim.testing._overrides import AgentTree, override_models
-from handoff_sim.testing._replay import ReplayModel
-from handoff_sim.testing._replay_lane import ReplayLane, ReplayLedger
-from handoff_sim.testing._schema_model import SchemaModel, SchemaModelError, SchemaModelSpec
-from handoff_sim.testing._steps import SimulatedModelError
-from handoff_sim.testing.adversarial import (
+from handoff_sim.testing._adversarial import (
+    ALL_BEHAVIOURS,
+    DEFAULT_BEHAVIOURS,
     AdversarialModel,
     AdversarialModelError,
     AdversarialTimeoutError,
     Behaviour,
 )
-from handoff_sim.testing.scripted import FunctionModel, ScriptedModel
+from handoff_sim.testing._fingerprint import Fingerprint, differences, fingerprint, normalise
+from handoff_sim.testing._overrides import AgentTree, override_models
+from handoff_sim.testing._replay import ReplayModel
+from handoff_sim.testing._replay_lane import ReplayLane, ReplayLedger
+from handoff_sim.testing._schema_model import SchemaModel, SchemaModelError, SchemaModelSpec
+from handoff_sim.testing._scripted import FunctionModel, ScriptedModel
+from handoff_sim.testing._steps import SimulatedModelError
 
 __all__ = [
+    "ALL_BEHAVIOURS",
+    "DEFAULT_BEHAVIOURS",
     "AdversarialModel",
     "AdversarialModelError",
     "AdversarialTimeoutError",

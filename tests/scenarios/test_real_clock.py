@@ -25,7 +25,7 @@ from handoff_sim.scenarios import (
     scenario_json_schema,
 )
 from handoff_sim.simulation import VirtualTimeLoop
-from handoff_sim.testing.scripted import FunctionModel
+from handoff_sim.testing import FunctionModel
 
 from ._util import BUNDLED, delegation
 

@@ -14,12 +14,12 @@ from handoff_sim.errors import VirtualDeadlineError
 from handoff_sim.events import ModelResponseEvent, ToolEndEvent, ToolStartEvent
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolSpec
 from handoff_sim.testing import (
+    DEFAULT_BEHAVIOURS,
     AdversarialModel,
     AdversarialModelError,
     Behaviour,
     ScriptedModel,
 )
-from handoff_sim.testing.adversarial import DEFAULT_BEHAVIOURS
 
 
 def _tree(behaviours: list[Behaviour], **knobs: int) -> Agent:
