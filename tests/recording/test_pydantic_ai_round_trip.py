@@ -137,11 +137,9 @@ def _record(directory: Path, kind: str, *, stream: bool) -> Recorded:
 
 
 @pytest.fixture(scope="module", params=KINDS)
-def recorded(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Recorded]:
+def recorded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Recorded:
     """One real run per OpenAI model kind, recorded once for the tests of this module."""
-    yield _record(tmp_path_factory.mktemp("pai"), request.param, stream=False)
+    return _record(tmp_path_factory.mktemp("pai"), request.param, stream=False)
 
 
 def shape(trace: Trace) -> list[tuple[str, str, str, str, int]]:
