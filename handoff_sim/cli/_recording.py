@@ -54,7 +54,7 @@ def read_policies(options: list[str], err: TextIO) -> dict[str, PolicySpec] | No
     if not options:
         return {}
     from handoff_sim.errors import PolicyError
-    from handoff_sim.recording._what_if import policy_options
+    from handoff_sim.recording import policy_options
 
     try:
         return policy_options(options)
@@ -77,11 +77,11 @@ def scenario_outcome(
     if not policies:
         return run(scenario), ""
     from handoff_sim.errors import ConfigurationError
-    from handoff_sim.recording._what_if import what_if_scenario
+    from handoff_sim.recording import what_if
     from handoff_sim.scenarios import ScenarioError
 
     try:
-        report = what_if_scenario(scenario, policies, run=run, before_run=plain)
+        report = what_if(scenario, policies, run=run, before_run=plain)
     except ConfigurationError as exc:
         raise ScenarioError(str(exc)) from None
     return report.after, report.render()
@@ -112,7 +112,7 @@ def add_record_arguments(record: argparse.ArgumentParser) -> None:
 def run_record(args: argparse.Namespace) -> int:
     """``handoff-sim record --from-otlp``: convert, print what is missing on stderr."""
     from handoff_sim.errors import ConfigurationError, OtlpError
-    from handoff_sim.recording._from_otlp import recording_from_otlp
+    from handoff_sim.recording import recording_from_otlp
 
     try:
         converted = recording_from_otlp(

@@ -13,7 +13,12 @@ from handoff_sim.recording._from_otlp import ConvertedRecording, recording_from_
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import ModelCall, Recorder, RecordingModel, ToolCallRecord
 from handoff_sim.recording._redact import Redaction
-from handoff_sim.recording._what_if import ExpectationChange, WhatIfReport, what_if
+from handoff_sim.recording._what_if import (
+    ExpectationChange,
+    WhatIfReport,
+    policy_options,
+    what_if,
+)
 from handoff_sim.testing import (
     Fingerprint,
     ReplayLane,
@@ -48,6 +53,7 @@ __all__ = [
     "differences",
     "fingerprint",
     "normalise",
+    "policy_options",
     "record",
     "recording_from_otlp",
     "replay",

@@ -137,15 +137,21 @@ def what_if(
     *,
     match: MatchMode | None = DEFAULT_WHAT_IF_MATCH,
     runtime: ScenarioRuntime | None = None,
+    run: Runner | None = None,
+    before_run: Runner | None = None,
 ) -> WhatIfReport:
     """Replay one recording (or run one scenario) as written and under ``policies``.
 
     ``match`` is how the what-if replay matches requests to recorded steps (``None``: as
-    the file says). Raises :class:`PolicyError` for a policy key or value that is not one,
-    :class:`ConfigurationError` for an agent the scenario does not have.
+    the file says); ``run`` and ``before_run`` run the scenario under the new policies and
+    as written (``run_scenario`` on ``runtime`` by default). Raises :class:`PolicyError`
+    for a policy key or value that is not one, :class:`ConfigurationError` for an agent
+    the scenario does not have.
     """
     loaded = _one(source)
-    return what_if_scenario(loaded, policies, match=match, runtime=runtime)
+    return what_if_scenario(
+        loaded, policies, match=match, runtime=runtime, run=run, before_run=before_run
+    )
 
 
 def what_if_scenario(

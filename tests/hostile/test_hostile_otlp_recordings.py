@@ -10,7 +10,8 @@ import pytest
 
 from handoff_sim.cli import main
 from handoff_sim.errors import OtlpFormatError
-from handoff_sim.recording._from_otlp import recording_from_otlp, recording_from_otlp_data
+from handoff_sim.recording import recording_from_otlp
+from handoff_sim.recording._from_otlp import recording_from_otlp_data
 
 FILES = Path(__file__).parent / "files"
 T0 = 1_767_225_600 * 10**9

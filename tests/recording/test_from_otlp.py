@@ -13,7 +13,8 @@ import yaml
 
 from handoff_sim.cli import main
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.recording._from_otlp import recording_from_otlp, recording_from_otlp_data
+from handoff_sim.recording import recording_from_otlp
+from handoff_sim.recording._from_otlp import recording_from_otlp_data
 from handoff_sim.scenarios import load_path, run_scenario
 from handoff_sim.trace import Trace
 

@@ -9,7 +9,7 @@ import pytest
 
 from handoff_sim.cli import main
 from handoff_sim.errors import ConfigurationError, PolicyError
-from handoff_sim.recording._what_if import policy_options, what_if
+from handoff_sim.recording import policy_options, what_if
 from handoff_sim.scenarios import load_text, run_scenario
 from handoff_sim.subagents import HandoffPolicy
 
