@@ -4,7 +4,12 @@ from handoff_sim.scenarios.build._agents import build_entry_agent, build_policy
 from handoff_sim.scenarios.build._answers import RecordedAnswers
 from handoff_sim.scenarios.build._context import BuildContext
 from handoff_sim.scenarios.build._model_kinds import custom_models, model_kind_problems
-from handoff_sim.scenarios.build._models import ModelFactory, build_models, build_type_models
+from handoff_sim.scenarios.build._models import (
+    ModelFactory,
+    build_models,
+    build_type_models,
+    unused_recorded_steps,
+)
 from handoff_sim.scenarios.build._tools import CatchAllExecutor, fake_tool
 
 __all__ = [
@@ -19,4 +24,5 @@ __all__ = [
     "custom_models",
     "fake_tool",
     "model_kind_problems",
+    "unused_recorded_steps",
 ]

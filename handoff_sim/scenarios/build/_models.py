@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from handoff_sim._models import ModelClient
 from handoff_sim.scenarios._errors import ScenarioError
@@ -15,7 +15,17 @@ from handoff_sim.scenarios.schema import (
     ScriptModelSpec,
 )
 
-__all__ = ["Locate", "ModelFactory", "build_models", "build_type_models", "built_in_kind"]
+if TYPE_CHECKING:
+    from handoff_sim.testing import ReplayLedger
+
+__all__ = [
+    "Locate",
+    "ModelFactory",
+    "build_models",
+    "build_type_models",
+    "built_in_kind",
+    "unused_recorded_steps",
+]
 
 ModelFactory = Callable[[str, dict[str, Any]], "ModelClient | None"]
 """Asked for a model kind the default builder does not know; ``None`` means not mine."""
@@ -24,12 +34,52 @@ Locate = Callable[[str], str]
 ModelSpecType = ScriptModelSpec | CustomModelSpec
 
 
+class _Scripts:
+    """How the scripts of one scenario run: fake models, or, in a recording, replays
+    sharing one ledger (a cut-off run gives back what every lane served it)."""
+
+    def __init__(self, spec: ScenarioSpec) -> None:
+        self.recorded = spec.recorded
+        self.ledger: ReplayLedger | None = None
+        if self.recorded is not None:
+            from handoff_sim.testing import ReplayLedger
+
+            self.ledger = ReplayLedger()
+
+    def model(self, name: str, steps: list[str | dict[str, Any]]) -> ModelClient:
+        """A ScriptedModel of ``steps``, or in a recording the ReplayModel of its lane."""
+        from handoff_sim.testing import ReplayModel, ScriptedModel
+
+        if self.recorded is None:
+            return ScriptedModel(steps, name=name)
+        return ReplayModel(
+            steps,
+            agent=name,
+            match=self.recorded.match,
+            ledger=self.ledger,
+            model_name=_recorded_model(steps) or self.recorded.models.get(name),
+        )
+
+
+def _recorded_model(steps: list[str | dict[str, Any]]) -> str | None:
+    """The model name the first recorded request named, if a step records one."""
+    for step in steps:
+        request = step.get("request") if isinstance(step, dict) else None
+        if isinstance(request, dict) and isinstance(request.get("model"), str):
+            return str(request["model"])
+    return None
+
+
 def build_models(
     spec: ScenarioSpec, factories: Sequence[ModelFactory], locate: Locate
 ) -> dict[str, ModelClient]:
-    """One model client per agent; ``locate(field)`` gives ``path:line`` for messages."""
+    """One model client per agent; ``locate(field)`` gives ``path:line`` for messages.
+
+    In a recording (``recorded:``) each scripted agent's model replays its script.
+    """
+    scripts = _Scripts(spec)
     return {
-        name: _built(name, agent.model, f"agents.{name}.model", factories, locate)
+        name: _built(name, agent.model, f"agents.{name}.model", factories, locate, scripts)
         for name, agent in spec.agents.items()
     }
 
@@ -38,19 +88,49 @@ def build_type_models(
     spec: ScenarioSpec, factories: Sequence[ModelFactory], locate: Locate
 ) -> dict[str, ModelClient]:
     """One model client per agent type that declares one (shared by all its delegations)."""
+    scripts = _Scripts(spec)
     return {
-        name: _built(name, declared.model, f"agent_types.{name}.model", factories, locate)
+        name: _built(name, declared.model, f"agent_types.{name}.model", factories, locate, scripts)
         for name, declared in spec.agent_types.items()
         if declared.model is not None
     }
 
 
+def unused_recorded_steps(
+    models: Iterable[object], error: BaseException | None, *, reached_only: bool = False
+) -> list[BaseException]:
+    """For each replayed lane with recorded steps no request used, its UnusedRecordingError.
+
+    Checked only after a run that ended without error (an error stops a run early);
+    ``reached_only`` leaves out the lanes no request reached at all (a what-if policy
+    that no longer calls an agent).
+    """
+    from handoff_sim.errors import UnusedRecordingError
+    from handoff_sim.testing import ReplayModel
+
+    if error is not None:
+        return []
+    found: list[BaseException] = []
+    for model in {id(m): m for m in models}.values():
+        if isinstance(model, ReplayModel) and (model.requests or not reached_only):
+            try:
+                model.assert_complete()
+            except UnusedRecordingError as exc:
+                found.append(exc)
+    return found
+
+
 def _built(
-    name: str, model: ModelSpecType, field: str, factories: Sequence[ModelFactory], locate: Locate
+    name: str,
+    model: ModelSpecType,
+    field: str,
+    factories: Sequence[ModelFactory],
+    locate: Locate,
+    scripts: _Scripts,
 ) -> ModelClient:
     where = locate(field)
     try:
-        return _model(name, model, factories, where, field)
+        return _model(name, model, factories, where, field, scripts)
     except ScenarioError:
         raise
     except Exception as exc:  # the model's own constructor refused the spec
@@ -63,12 +143,11 @@ def _model(
     factories: Sequence[ModelFactory],
     where: str,
     field: str,
+    scripts: _Scripts,
 ) -> ModelClient:
     if isinstance(model, ScriptModelSpec) and model.script is not None:
-        from handoff_sim.testing import ScriptedModel
-
         steps = [script_step(s, name, i) for i, s in enumerate(model.script, 1)]
-        return ScriptedModel(steps, name=name)
+        return scripts.model(name, steps)
     if isinstance(model, ScriptModelSpec) and model.adversarial is not None:
         return _adversarial(model.adversarial, where)
     assert isinstance(model, CustomModelSpec)

@@ -15,7 +15,12 @@ from handoff_sim._patterns import pattern_budget, search
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
 from handoff_sim._sessions import Session
-from handoff_sim.errors import PatternTimeoutError, RealTimeDeadlineError, ScriptAssertionError
+from handoff_sim.errors import (
+    PatternTimeoutError,
+    RealTimeDeadlineError,
+    ScriptAssertionError,
+    UnusedRecordingError,
+)
 from handoff_sim.events import RunStartEvent
 from handoff_sim.scenarios.expect._match import find_unmatched
 from handoff_sim.scenarios.expect._state import check_sessions, check_tool_runs
@@ -223,6 +228,8 @@ def _check_failures(checker: _Checker) -> None:
     for failure in failures:
         if isinstance(failure, RealTimeDeadlineError):
             kind, what = "deadline", "the run went over its real-time deadline"
+        elif isinstance(failure, UnusedRecordingError):
+            kind, what = "recording", "recorded steps were left unused"
         else:
             kind, what = "step_expect", "a script step's expectation failed"
         message = f"{what}; this fails the scenario whatever expect.error says"

@@ -17,12 +17,13 @@ from handoff_sim.scenarios.build import (
     build_entry_agent,
     build_models,
     build_type_models,
+    unused_recorded_steps,
 )
 from handoff_sim.scenarios.expect import TurnSessions
 from handoff_sim.scenarios.run._realtime import RealTimeRun, real_time
 from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
 from handoff_sim.simulation import Simulation
-from handoff_sim.testing import FunctionModel, SchemaModelSpec, ScriptedModel
+from handoff_sim.testing import FunctionModel, ReplayModel, SchemaModelSpec, ScriptedModel
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
@@ -112,7 +113,8 @@ class DefaultRuntime:
                 elapsed,
                 saved,
                 dict(context.tool_runs or {}),
-                _step_failures([*models.values(), *context.type_models.values()]),
+                _step_failures([*models.values(), *context.type_models.values()])
+                + _unused_steps(scenario, [*models.values(), *context.type_models.values()], error),
             )
 
 
@@ -123,9 +125,19 @@ def _step_failures(models: Sequence[object]) -> list[BaseException]:
     return [
         failure
         for model in unique
-        if isinstance(model, ScriptedModel | FunctionModel)
+        if isinstance(model, ScriptedModel | FunctionModel | ReplayModel)
         for failure in model.failures
     ]
+
+
+def _unused_steps(
+    scenario: LoadedScenario, models: Sequence[object], error: BaseException | None
+) -> list[BaseException]:
+    """A recording's steps no request used; under a matrix variant's own policies (a what-if)
+    only in the lanes requests reached (an agent the new policy no longer calls is its outcome)."""
+    variant = scenario.variant_spec
+    what_if = variant is not None and bool(variant.policies)
+    return unused_recorded_steps(models, error, reached_only=what_if)
 
 
 def _clock(

@@ -10,10 +10,9 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
-from pydantic.config import JsonDict
 
 from handoff_sim.scenarios.schema._raises import RaisesSpec
-from handoff_sim.scenarios.schema._types import Duration
+from handoff_sim.scenarios.schema._types import RETURNS_OR_RAISES, Duration
 
 __all__ = [
     "HASH_PATTERN",
@@ -130,20 +129,10 @@ class UsageSpec(_Strict):
     output_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
 
 
-_RETURNS_OR_RAISES: JsonDict = {
-    "not": {
-        "allOf": [
-            {"required": ["returns"]},
-            {"required": ["raises"], "properties": {"raises": {"not": {"type": "null"}}}},
-        ]
-    }
-}
-
-
 class ToolAnswerSpec(_Strict):
     """One recorded call of a tool: the arguments it got, what it returned or raised, how long."""
 
-    model_config = ConfigDict(json_schema_extra=_RETURNS_OR_RAISES)
+    model_config = ConfigDict(json_schema_extra=RETURNS_OR_RAISES)
 
     arguments: dict[str, Any] | str | None = Field(
         default=None,

@@ -37,7 +37,8 @@ from handoff_sim.scenarios.schema._styles import (
     DispatcherMountSpec,
     DispatcherSpec,
 )
-from handoff_sim.scenarios.schema._types import Duration
+from handoff_sim.scenarios.schema._tools import FakeToolSpec, ToolExecutorSpec
+from handoff_sim.scenarios.schema._types import Duration, json_given, json_set
 from handoff_sim.scenarios.schema._types import Tag as TagName
 
 __all__ = [
@@ -78,41 +79,26 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-def _given(*keys: str) -> list[JsonValue]:
-    """JSON Schema: one alternative per key, "this key is written"."""
-    return [{"required": [key]} for key in keys]
-
-
-def _set(key: str) -> JsonDict:
-    """JSON Schema: ``key`` is written with a value other than null."""
-    return {"required": [key], "properties": {key: {"not": {"type": "null"}}}}
-
-
 # What the model validators below refuse, said again for the JSON Schema.
 _ONE_STEP_KIND: JsonDict = {
     "if": {"required": ["cancelled"], "properties": {"cancelled": {"const": True}}},
-    "then": {"not": {"anyOf": _given("text", "tool_calls", "error")}},
+    "then": {"not": {"anyOf": json_given("text", "tool_calls", "error")}},
     "else": {
-        "anyOf": _given("text", "tool_calls", "error"),
-        "not": {"required": ["error"], "anyOf": _given("text", "tool_calls")},
+        "anyOf": json_given("text", "tool_calls", "error"),
+        "not": {"required": ["error"], "anyOf": json_given("text", "tool_calls")},
     },
 }
-_ONE_MODEL_KIND: JsonDict = {"oneOf": [_set("script"), _set("adversarial")]}
-_RETURNS_OR_RAISES: JsonDict = {"not": {"allOf": [{"required": ["returns"]}, _set("raises")]}}
-_ANSWERS_ALONE: JsonDict = {
-    "if": _set("answers"),
-    "then": {"not": {"anyOf": _given("returns", "raises", "latency")}},
-}
+_ONE_MODEL_KIND: JsonDict = {"oneOf": [json_set("script"), json_set("adversarial")]}
 _STYLE_KEYS: JsonDict = {
     "if": {"required": ["style"], "properties": {"style": {"const": "flink"}}},
-    "then": {"not": {"anyOf": _given("tool_name", "session_scope")}},
-    "else": {"not": {"anyOf": _given("input_schema", "input_type")}},
+    "then": {"not": {"anyOf": json_given("tool_name", "session_scope")}},
+    "else": {"not": {"anyOf": json_given("input_schema", "input_type")}},
 }
 _DISPATCHER_ALONE: JsonDict = {
-    "if": _set("dispatcher"),
+    "if": json_set("dispatcher"),
     "then": {
         "properties": {"subagents": {"maxItems": 0}},
-        "not": _set("tool_executor"),
+        "not": json_set("tool_executor"),
     },
 }
 
@@ -261,59 +247,6 @@ ModelSpec = Annotated[
     | Annotated[CustomModelSpec, Tag("custom-model")],
     Discriminator(_model_kind),
 ]
-
-
-# -- tools ---------------------------------------------------------------------
-
-
-class ToolExecutorSpec(_Strict):
-    """A primary executor that serves every tool name the agent's own tools do not.
-
-    In string results ``{tool}`` becomes the call's tool name and ``{arguments}``
-    its raw arguments.
-    """
-
-    model_config = ConfigDict(json_schema_extra=_RETURNS_OR_RAISES)
-
-    returns: Any = "ok"
-    raises: str | RaisesSpec | None = None
-    latency: Duration = 0.0
-
-    @model_validator(mode="after")
-    def _returns_or_raises(self) -> ToolExecutorSpec:
-        if "returns" in self.model_fields_set and self.raises is not None:
-            raise ValueError("give either 'returns' or 'raises', not both")
-        return self
-
-
-class FakeToolSpec(ToolExecutorSpec):
-    """A fake plain tool: what it returns or raises, its latency and risk tier.
-
-    With ``answers`` (a recording's tool calls) each call gets the first unused answer
-    whose arguments equal its own; the answers then give what it returns and its latency.
-    """
-
-    model_config = ConfigDict(json_schema_extra={**_RETURNS_OR_RAISES, "allOf": [_ANSWERS_ALONE]})
-
-    description: str = ""
-    parameters: dict[str, Any] | None = None
-    risk: Literal["safe", "caution", "destructive"] = "safe"
-    answers: list[ToolAnswerSpec] | None = Field(
-        default=None,
-        description="recorded calls, served in call order: the first unused answer whose "
-        "arguments equal the call's",
-    )
-
-    @model_validator(mode="after")
-    def _answers_alone(self) -> FakeToolSpec:
-        if self.answers is not None:
-            given = sorted({"returns", "raises", "latency"} & self.model_fields_set)
-            if given:
-                raise ValueError(
-                    "a tool with 'answers' takes what it returns and its latency from each "
-                    "answer: remove " + ", ".join(f"'{key}'" for key in given)
-                )
-        return self
 
 
 # -- policy and wiring -----------------------------------------------------------

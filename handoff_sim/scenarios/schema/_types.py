@@ -10,7 +10,7 @@ import re
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import AfterValidator, BeforeValidator, Field, WithJsonSchema
+from pydantic import AfterValidator, BeforeValidator, Field, JsonValue, WithJsonSchema
 from pydantic.config import JsonDict
 
 from handoff_sim._durations import SPACE, UNITS, parse_duration, shown
@@ -25,15 +25,34 @@ __all__ = [
     "MAX_MS",
     "MS_JSON",
     "RESERVED_TAGS",
+    "RETURNS_OR_RAISES",
     "TAG_PATTERN",
     "Duration",
     "Milliseconds",
     "PositiveDuration",
     "Tag",
+    "json_given",
+    "json_set",
     "milliseconds_problem",
     "regex_problem",
     "tag_problem",
 ]
+
+# -- rules of the JSON Schema that a model validator states for the loader ----------
+
+
+def json_given(*keys: str) -> list[JsonValue]:
+    """JSON Schema: one alternative per key, "this key is written"."""
+    return [{"required": [key]} for key in keys]
+
+
+def json_set(key: str) -> JsonDict:
+    """JSON Schema: ``key`` is written with a value other than null."""
+    return {"required": [key], "properties": {key: {"not": {"type": "null"}}}}
+
+
+RETURNS_OR_RAISES: JsonDict = {"not": {"allOf": [{"required": ["returns"]}, json_set("raises")]}}
+"""JSON Schema: not both ``returns`` and a ``raises`` other than null."""
 
 # -- durations -------------------------------------------------------------------
 
