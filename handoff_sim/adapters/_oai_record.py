@@ -71,7 +71,11 @@ class ModelCallRecorder(Protocol):
         first_chunk: float | None,
         model: str,
     ) -> object:
-        """One model call: what was asked, what came back (or the error), and when."""
+        """One model call: what was asked, what came back (or the error), and when.
+
+        ``start`` and ``end`` are loop-clock readings; ``first_chunk`` is the time from
+        ``start`` to a stream's first chunk (``None`` for a call that did not stream).
+        """
 
 
 def neutral_response(output: list[TResponseOutputItem], usage: AgentsUsage | None) -> ModelResponse:
@@ -107,6 +111,7 @@ class _Call:
     start: float
     step: int | None
     first_chunk: float | None = None
+    """Seconds from ``start`` to the first chunk of a stream."""
 
 
 def _model_name(model: Model) -> str:
@@ -273,7 +278,7 @@ class RecordingModel(Model):
                         break
                 last = clock()
                 if call.first_chunk is None:
-                    call.first_chunk = last
+                    call.first_chunk = last - call.start
                 if isinstance(chunk, ResponseCompletedEvent):
                     done = chunk.response
                     answer = neutral_response(done.output, _usage_of(done.usage))

@@ -5,8 +5,9 @@
 - :func:`governed` — a :class:`~handoff_sim.HandoffPolicy` on ``agent.as_tool(...)``.
 - :func:`governed_handoffs` — the policy's admission on an agent's ``handoffs=[...]``.
 - :func:`simulate_run` — an SDK run on the virtual-time loop, captured.
-- :class:`RecordingModel` / :func:`record_models` — a real model's calls recorded, to
-  replay later (``handoff_sim.recording.record`` uses them for an SDK agent).
+- :class:`RecordingModel` / :func:`record_models` / :func:`recording` — a real model's
+  calls recorded, to replay later (``handoff_sim.recording.record`` uses them for an
+  SDK agent).
 
 How the SDK's concepts map onto ours, and what escapes virtual time, is in
 ``docs/adapters.md``.
@@ -26,12 +27,15 @@ require_extra(
 from handoff_sim.adapters._capture import Transfer  # noqa: E402
 from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture  # noqa: E402
 from handoff_sim.adapters._oai_governed import HandoffDeniedInRunError, governed  # noqa: E402
+from handoff_sim.adapters._oai_graph import SdkGraph  # noqa: E402
 from handoff_sim.adapters._oai_handoffs import governed_handoffs  # noqa: E402
 from handoff_sim.adapters._oai_model import SimModel  # noqa: E402
 from handoff_sim.adapters._oai_record import (  # noqa: E402
+    FrameworkRecording,
     ModelCallRecorder,
     RecordingModel,
     record_models,
+    recording,
 )
 from handoff_sim.adapters._oai_sync import (  # noqa: E402
     SyncEntryPointError,
@@ -41,10 +45,12 @@ from handoff_sim.adapters._simulate import RunInput, SimulatedRun, T, simulate_w
 from handoff_sim.simulation import DEFAULT_DEADLINE  # noqa: E402
 
 __all__ = [
+    "FrameworkRecording",
     "HandoffDeniedInRunError",
     "ModelCallRecorder",
     "OpenAIAgentsCapture",
     "RecordingModel",
+    "SdkGraph",
     "SimModel",
     "SimulatedRun",
     "Transfer",
@@ -52,6 +58,7 @@ __all__ = [
     "governed",
     "governed_handoffs",
     "record_models",
+    "recording",
     "simulate_run",
 ]
 
