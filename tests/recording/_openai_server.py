@@ -126,8 +126,8 @@ def _seen_chat(body: dict[str, Any], authorization: str | None) -> SeenRequest:
 class Lanes:
     """A script of one answer list per agent, served in order; the lane is picked by ``key``.
 
-    The default key is the one lane name that occurs in the request's instructions, so
-    agents whose prompts name them ("You are billing...") need no key at all.
+    The default key is the lane named first in the request's instructions, so agents
+    whose prompts begin with their names ("You are billing...") need no key at all.
     """
 
     def __init__(
@@ -139,13 +139,11 @@ class Lanes:
         self._lock = threading.Lock()
 
     def _named_in_instructions(self, seen: SeenRequest) -> str:
-        named = [name for name in self._lanes if name in (seen.instructions or "")]
-        if len(named) != 1:
-            raise LookupError(
-                f"instructions {seen.instructions!r} name {len(named)} of the lanes"
-                f" {sorted(self._lanes)}"
-            )
-        return named[0]
+        text = seen.instructions or ""
+        named = sorted((text.find(name), name) for name in self._lanes if name in text)
+        if not named:
+            raise LookupError(f"instructions {text!r} name none of the lanes {sorted(self._lanes)}")
+        return named[0][1]
 
     def __call__(self, seen: SeenRequest) -> Answer:
         lane = self._key(seen)

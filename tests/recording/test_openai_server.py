@@ -167,7 +167,7 @@ def test_a_request_the_script_cannot_answer_is_an_http_error_kept_for_the_test(
         finally:
             await client.close()
 
-    with pytest.raises(InternalServerError, match="name 0 of the lanes"):
+    with pytest.raises(InternalServerError, match="name none of the lanes"):
         asyncio.run(main())
     assert len(openai_server.errors) == 1
     openai_server.errors.clear()  # seen: the fixture would fail the test otherwise
