@@ -82,6 +82,7 @@ class HandoffRecording:
         self.rerecord = False  # set when new_episodes re-runs a test whose replay diverged
         self.replayed = False
         self.written = False
+        self._recorded: bool | None = None  # what the last ``use`` did
 
     @property
     def exists(self) -> bool:
@@ -90,8 +91,16 @@ class HandoffRecording:
 
     @property
     def records(self) -> bool:
-        """``.use`` records (and writes the file) rather than replays."""
-        if self.mode == "all" or self.rerecord:
+        """``.use`` records (and writes the file) rather than replays; after a ``use``,
+        what that one did (a file ``once`` just wrote does not turn it into a replay)."""
+        if self.rerecord:
+            return True
+        if self._recorded is not None:
+            return self._recorded
+        return self._will_record()
+
+    def _will_record(self) -> bool:
+        if self.mode == "all":
             return True
         return self.mode in ("once", "new_episodes") and not self.exists
 
@@ -106,8 +115,17 @@ class HandoffRecording:
         The block gets what ``handoff_sim.recording.record`` / ``replay`` give. ``options``
         go to that call. A replay of a missing file is a ``MissingRecordingError`` naming
         the file and the option that records it; nothing is written unless recording.
+        Once a test recorded, another ``use`` is an error (it would overwrite the file).
         """
-        if self.records:
+        if self.written:
+            from handoff_sim import ConfigurationError
+
+            raise ConfigurationError(
+                f"handoff_recording.use: this test already recorded {self.shown}; a second "
+                "block would overwrite it: make every run of the test inside one use block"
+            )
+        self._recorded = self.rerecord or self._will_record()
+        if self._recorded:
             with self._recording(agent, options) as value:
                 yield value
             return

@@ -304,3 +304,26 @@ def test_r5_recordings_replay_under_xdist(project: pytest.Pytester) -> None:
     result = run(project, "xdist", "-p", "no:cacheprovider", "--handoff-block-models")
     result.assert_outcomes(passed=2)
     assert _tree(project.path) == before
+
+
+def test_r5_one_recording_block_per_test_and_records_says_what_it_did(
+    project: pytest.Pytester,
+) -> None:
+    project.makepyfile(
+        test_twice="""
+        import pytest
+        from agents_app import build
+        from handoff_sim import ConfigurationError, simulate
+
+        def test_twice(handoff_recording):
+            assert handoff_recording.records  # once, no file yet
+            triage = build()
+            with handoff_recording.use(triage):
+                simulate(triage, "order 42")
+            assert handoff_recording.records  # it recorded, though the file is there now
+            with pytest.raises(ConfigurationError, match="already recorded .*test_twice.yaml"):
+                with handoff_recording.use(triage):
+                    pass
+        """
+    )
+    _session(project, "--handoff-record-mode=once", "test_twice.py").assert_outcomes(passed=1)
