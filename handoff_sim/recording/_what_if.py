@@ -31,7 +31,7 @@ from handoff_sim.scenarios import (
     load_path,
     run_scenario,
 )
-from handoff_sim.scenarios.schema import MatchMode, PolicySpec
+from handoff_sim.scenarios.schema import MatchMode, PolicySpec, VariantSpec
 from handoff_sim.subagents import HandoffPolicy
 
 __all__ = [
@@ -198,10 +198,20 @@ def with_policies(
         policy = base.model_copy(update=update) if base is not None else block
         agents[name] = agent.model_copy(update={"policy": policy})
     updates: dict[str, Any] = {"agents": agents}
-    recorded = getattr(spec, "recorded", None)
-    if recorded is not None and match is not None:
-        updates["recorded"] = recorded.model_copy(update={"match": match})
-    return replace(loaded, spec=spec.model_copy(update=updates))
+    if spec.recorded is not None and match is not None:
+        updates["recorded"] = spec.recorded.model_copy(update={"match": match})
+    return replace(
+        loaded, spec=spec.model_copy(update=updates), variant_spec=_variant(loaded, blocks)
+    )
+
+
+def _variant(loaded: LoadedScenario, blocks: Mapping[str, PolicySpec]) -> VariantSpec:
+    """The what-if as a policy variant, so the run knows it is one: a lane the new policy
+    no longer reaches keeps its recorded steps unused without failing, as in a matrix."""
+    if loaded.variant_spec is not None:
+        merged = {**loaded.variant_spec.policies, **blocks}
+        return loaded.variant_spec.model_copy(update={"policies": merged})
+    return VariantSpec(id="what-if", policies=dict(blocks))
 
 
 def policy_options(options: Sequence[str]) -> dict[str, PolicySpec]:

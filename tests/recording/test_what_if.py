@@ -134,3 +134,46 @@ def test_R6_a_matrix_on_a_recording_runs_each_policy_variant() -> None:
     variants = {s.variant: run_scenario(s) for s in load_text(text, SLOW)}
     assert variants["generous"].passed, variants["generous"].render_failure()
     assert variants["fallback"].passed, variants["fallback"].render_failure()
+
+
+def test_R6_a_deny_list_leaves_the_unreached_sub_agents_steps_unused_without_failing() -> None:
+    report = what_if(SLOW, {"manager": {"denied_tools": ["slow"], "on_denied": "report_to_model"}})
+    assert report.after.error is None  # no UnusedRecordingError for the lane never reached
+    [handoff] = report.after.trace.handoffs()
+    assert (handoff.status, handoff.reason) == ("denied", "denied_tool")
+    assert [c.expectation for c in report.broken] == ["expect.elapsed", "expect.handoffs.0"]
+
+
+def _recorded_slow_run(path: Path) -> Path:
+    """A recording written by record() around handoff-sim's own agents (with fingerprints)."""
+    from handoff_sim import Agent, SubAgent, simulate
+    from handoff_sim.recording import record
+    from handoff_sim.testing import ScriptedModel
+
+    slow = Agent(name="slow", model=ScriptedModel([{"text": "slow answer", "latency": 12}]))
+    manager = Agent(
+        name="manager",
+        model=ScriptedModel(
+            [
+                {"tool_calls": [{"id": "c1", "name": "slow", "arguments": {"task": "look"}}]},
+                {"text": "done", "latency": 0.5},
+            ]
+        ),
+        subagents=[SubAgent(name="slow", description="slow one", agent=slow, tool_name="slow")],
+    )
+    with record(manager, path):
+        simulate(manager, "look it up")
+    return path
+
+
+def test_R6_a_what_if_replay_matches_by_tool_names_as_the_callers_next_request_changes(
+    tmp_path: Path,
+) -> None:
+    recording = _recorded_slow_run(tmp_path / "slow.yaml")
+    policy = {"manager": {"timeout": "10s", "max_retries": 1}}
+    by_tools = what_if(recording, policy)
+    assert by_tools.after.outputs == ["done"]  # the manager's recorded answer, after the timeouts
+    assert by_tools.after.trace.handoffs()[0].attempt_outcomes == ("timeout", "timeout")
+    as_recorded = what_if(recording, policy, match=None)  # the file's own: fingerprints
+    assert type(as_recorded.after.error).__name__ == "ReplayMismatchError"
+    assert "the last message changed" in str(as_recorded.after.error)
