@@ -122,8 +122,7 @@ def _write(
             "record: no run of the agent was made inside the block: nothing to write"
         )
     target = recorder.write(path, trace, scenario=name, inputs=inputs, agents=graph, redact=redact)
-    if recorder.real_time:
-        _replayed_elapsed(recorder, trace, target, graph, redact, name, inputs)
+    _replayed_elapsed(recorder, trace, target, graph, redact, name, inputs)
 
 
 def _replayed_elapsed(
@@ -135,8 +134,9 @@ def _replayed_elapsed(
     name: str,
     inputs: list[str],
 ) -> None:
-    """A real run's ``elapsed`` holds the time between model calls a replay does not spend:
-    the file expects the virtual time its own replay takes, so it is replayed once."""
+    """The file expects the virtual time its own replay takes, so it is replayed once: a real
+    run's elapsed holds time between model calls a replay does not spend, and latencies are
+    kept to the millisecond."""
     from handoff_sim.recording._writer import write_recording
     from handoff_sim.scenarios import run_scenario
 

@@ -112,6 +112,7 @@ class Scrubber:
     """Applies one :class:`Redaction` to texts and counts what each rule replaced."""
 
     def __init__(self, rules: Redaction) -> None:
+        self.rules = rules
         self._rules = rules
         self.counts: Counter[str] = Counter()
         names = rules.header_names()
@@ -196,12 +197,12 @@ def without_machine_paths(
     value: str, counts: Counter[str], directories: list[str] | None = None
 ) -> str:
     """``value`` with absolute paths and this machine's directories replaced by ``<path>``."""
+    for pattern in _MACHINE_PATHS:  # whole paths first, then what is left of the directories
+        value, count = pattern.subn(PATH_MASK, value)
+        if count:
+            counts["machine paths"] += count
     for directory in machine_paths() if directories is None else directories:
         if directory in value:
             counts["machine paths"] += value.count(directory)
             value = value.replace(directory, PATH_MASK)
-    for pattern in _MACHINE_PATHS:
-        value, count = pattern.subn(PATH_MASK, value)
-        if count:
-            counts["machine paths"] += count
     return value

@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from handoff_sim import Trace, __version__
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.events import HandoffStartEvent, ToolEndEvent, ToolStartEvent
@@ -30,6 +32,7 @@ from handoff_sim.scenarios.schema import RECORDING_FORMAT, RaisesSpec
 from handoff_sim.testing import SimulatedModelError, fingerprint
 
 if TYPE_CHECKING:
+    from handoff_sim import ModelRequest
     from handoff_sim.recording._recorder import ModelCall, Recorder, ToolCallRecord
 
 __all__ = ["recording_document", "write_recording", "write_text"]
@@ -140,6 +143,7 @@ def _models(lanes: Mapping[str, list[ModelCall]], notes: list[str]) -> dict[str,
 def _agents(
     graph: AgentGraph, lanes: Mapping[str, list[ModelCall]], scrub: Scrubber
 ) -> dict[str, dict[str, Any]]:
+    quiet = scrub.rules.scrubber()  # redacts for the fingerprints below; counts nothing written
     out: dict[str, dict[str, Any]] = {}
     names = [graph.entry, *(n for n in graph.agents if n != graph.entry)]
     names += [n for n in lanes if n not in graph.agents]
@@ -147,12 +151,13 @@ def _agents(
         block = dict(graph.agents.get(name, {}))
         if "system_prompt" in block:
             block["system_prompt"] = scrub.text(block["system_prompt"])
-        block["model"] = {"script": [_step(call, scrub) for call in lanes.get(name, [])]}
+        steps = [_step(call, scrub, graph, quiet) for call in lanes.get(name, [])]
+        block["model"] = {"script": steps}
         out[name] = block
     return out
 
 
-def _step(call: ModelCall, scrub: Scrubber) -> dict[str, Any]:
+def _step(call: ModelCall, scrub: Scrubber, graph: AgentGraph, quiet: Scrubber) -> dict[str, Any]:
     """One script step: the answer (or error, or cancellation), latency, usage, request."""
     step: dict[str, Any] = {}
     response = call.response
@@ -173,7 +178,7 @@ def _step(call: ModelCall, scrub: Scrubber) -> dict[str, Any]:
     usage = response.usage if response is not None else None
     if usage is not None:
         step["usage"] = {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}
-    found = fingerprint(call.request)
+    found = fingerprint(_as_replayed(call.request, graph, quiet))
     request: dict[str, Any] = {"model": found.model, "tools": list(found.tools), "role": found.role}
     request["sha256"] = found.sha256
     if found.system is not None:
@@ -181,6 +186,27 @@ def _step(call: ModelCall, scrub: Scrubber) -> dict[str, Any]:
     request["text"] = scrub.text(found.text)
     step["request"] = request
     return step
+
+
+def _as_replayed(request: ModelRequest, graph: AgentGraph, quiet: Scrubber) -> ModelRequest:
+    """``request`` as its replay will send it, for its fingerprint.
+
+    The fingerprint is taken before redaction, so that your own inputs and tools (which
+    give the real values again) match it. A sub-agent's input and a sub-agent's result
+    come from a model's answer, and a replay gives that answer redacted: for those last
+    messages the fingerprint is taken of the redacted text.
+    """
+    last = request.messages[-1] if request.messages else None
+    if last is None or last.content is None:
+        return request
+    handed_on = (last.role == "user" and request.agent != graph.entry) or (
+        last.role == "tool" and last.name in graph.subagent_tools
+    )
+    cleaned = quiet.text(last.content) if handed_on else last.content
+    if cleaned == last.content:
+        return request
+    messages = (*request.messages[:-1], msgspec.structs.replace(last, content=cleaned))
+    return msgspec.structs.replace(request, messages=messages)
 
 
 def _tool_call(call_id: str | None, name: str, arguments: str, scrub: Scrubber) -> dict[str, Any]:
