@@ -311,7 +311,7 @@ def _run(args: argparse.Namespace) -> int:
     plugins = _plugins(args)
     suite, opened = open_suite(args.otel, err)
     usable, runtime = _runtime(args.runtime, err)
-    policies = read_policies(args.policies, err)
+    policies = read_policies(args, err)
     if plugins is None or not opened or not usable or policies is None:
         return EXIT_USAGE
     files, broken = _scenario_files(args.paths, err)

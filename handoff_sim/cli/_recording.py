@@ -38,7 +38,7 @@ EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def add_policy_option(run: argparse.ArgumentParser) -> None:
-    """``--policy AGENT.KEY=VALUE`` on ``run``."""
+    """``--policy AGENT.KEY=VALUE`` and ``--policy-file FILE`` on ``run``."""
     run.add_argument(
         "--policy",
         dest="policies",
@@ -47,17 +47,24 @@ def add_policy_option(run: argparse.ArgumentParser) -> None:
         metavar="AGENT.KEY=VALUE",
         help=POLICY_HELP,
     )
+    run.add_argument(
+        "--policy-file",
+        metavar="FILE",
+        help="what-if: the policies of a YAML file ({manager: {timeout: 10s, max_retries: 1}}); "
+        "--policy options set keys over it",
+    )
 
 
-def read_policies(options: list[str], err: TextIO) -> dict[str, PolicySpec] | None:
-    """The ``--policy`` options as policy blocks, or ``None`` once the problem is printed."""
-    if not options:
+def read_policies(args: argparse.Namespace, err: TextIO) -> dict[str, PolicySpec] | None:
+    """``--policy`` and ``--policy-file`` as policy blocks, or ``None`` once the problem
+    is printed."""
+    if not args.policies and args.policy_file is None:
         return {}
     from handoff_sim.errors import PolicyError
     from handoff_sim.recording import policy_options
 
     try:
-        return policy_options(options)
+        return policy_options(args.policies, file=args.policy_file)
     except PolicyError as exc:
         print(f"handoff-sim run: {exc}", file=err)
         return None

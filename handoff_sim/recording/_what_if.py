@@ -20,6 +20,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import ValidationError
 
+from handoff_sim._files import UnreadableFile, read_regular
+from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES
 from handoff_sim._terminal import escape_value
 from handoff_sim.errors import ConfigurationError, PolicyError
 from handoff_sim.scenarios import (
@@ -214,15 +216,46 @@ def _variant(loaded: LoadedScenario, blocks: Mapping[str, PolicySpec]) -> Varian
     return VariantSpec(id="what-if", policies=dict(blocks))
 
 
-def policy_options(options: Sequence[str]) -> dict[str, PolicySpec]:
-    """``AGENT.KEY=VALUE`` options (values read as YAML: ``10s``, ``1``, ``[a, b]``) as one
-    policy block per agent. A malformed option, an unknown key or a bad value is a
-    :class:`PolicyError` naming the option (and the key it may have meant)."""
-    found: dict[str, dict[str, Any]] = {}
+def policy_options(
+    options: Sequence[str], *, file: str | Path | None = None
+) -> dict[str, PolicySpec]:
+    """``AGENT.KEY=VALUE`` options (values read as YAML: ``10s``, ``1``, ``[a, b]``), over
+    the policies of a ``--policy-file`` (YAML: ``{agent: {key: value}}``), as one policy
+    block per agent. A malformed option or file, an unknown key or a bad value is a
+    :class:`PolicyError` naming the option or the file's entry (and the key it may have
+    meant)."""
+    found: dict[str, dict[str, Any]] = _policy_file(Path(file)) if file is not None else {}
+    given: dict[str, str] = {}
     for option in options:
         agent, key, value = _split(option)
         found.setdefault(agent, {})[key] = value
-    return {agent: _validated(agent, keys, options) for agent, keys in found.items()}
+        given[f"{agent}.{key}"] = f"--policy {option!r}"
+    where = f"--policy-file {file}" if file is not None else "--policy"
+    return {agent: _validated(agent, keys, given, where) for agent, keys in found.items()}
+
+
+def _policy_file(path: Path) -> dict[str, dict[str, Any]]:
+    """The agent -> policy keys mapping a policy file holds, its keys checked."""
+    try:
+        text = read_regular(path, MAX_SCENARIO_FILE_BYTES).decode("utf-8")
+        data = yaml.safe_load(text)
+    except UnreadableFile as exc:
+        raise PolicyError(f"--policy-file {path}: {exc.reason}") from None
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise PolicyError(f"--policy-file {path}: not a YAML file ({exc})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise PolicyError(
+            f"--policy-file {path}: expected a mapping of agent names to policy blocks, "
+            "like {manager: {timeout: 10s}}"
+        )
+    for agent, keys in data.items():
+        for key in keys:
+            if key not in PolicySpec.model_fields:
+                raise PolicyError(
+                    f"--policy-file {path}: {agent}.{key}: not a policy key"
+                    f"{_did_you_mean(str(key), PolicySpec.model_fields)}"
+                )
+    return {str(agent): dict(keys) for agent, keys in data.items()}
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -262,15 +295,16 @@ def _split(option: str) -> tuple[str, str, Any]:
     return agent.strip(), key, value
 
 
-def _validated(agent: str, keys: dict[str, Any], options: Sequence[str]) -> PolicySpec:
+def _validated(
+    agent: str, keys: dict[str, Any], given: Mapping[str, str], where: str
+) -> PolicySpec:
     try:
         return PolicySpec.model_validate(keys)
     except ValidationError as exc:
         error = exc.errors()[0]
         key = str(error["loc"][0]) if error["loc"] else ""
-        option = next((o for o in options if o.partition("=")[0].endswith(f".{key}")), key)
-        where = f"--policy {option!r}" if option else f"--policy {agent}"
-        raise PolicyError(f"{where}: {key}: {error['msg']}") from None
+        source = given.get(f"{agent}.{key}", f"{where}: {agent}")
+        raise PolicyError(f"{source}: {key}: {error['msg']}") from None
 
 
 def _block(agent: str, policy: HandoffPolicy | PolicySpec | Mapping[str, Any]) -> PolicySpec:

@@ -177,3 +177,41 @@ def test_R6_a_what_if_replay_matches_by_tool_names_as_the_callers_next_request_c
     as_recorded = what_if(recording, policy, match=None)  # the file's own: fingerprints
     assert type(as_recorded.after.error).__name__ == "ReplayMismatchError"
     assert "the last message changed" in str(as_recorded.after.error)
+
+
+def test_R6_a_policy_file_gives_the_policies_and_policy_options_set_keys_over_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policies = tmp_path / "policies.yaml"
+    policies.write_text("manager: {timeout: 15s, max_retries: 1}\n", encoding="utf-8")
+    assert main(["run", str(SLOW), "--policy-file", str(policies)]) == 0
+    assert "what-if manager: max_retries=1, timeout=15s: no expectation changed" in (
+        capsys.readouterr().out
+    )
+    options = [
+        "--policy",
+        "manager.timeout=10s",
+        "--policy",
+        "manager.on_error=fallback_to_primary",
+    ]
+    assert main(["run", str(SLOW), "--policy-file", str(policies), *options]) == 1
+    assert "expect.handoffs.0: passed before, fails now" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("manager: {timout: 10s}\n", "manager.timout: not a policy key (did you mean 'timeout'?)"),
+        ("manager: {max_retries: many}\n", "manager: max_retries: Input should be a valid integer"),
+        ("- manager\n", "expected a mapping of agent names to policy blocks"),
+    ],
+)
+def test_R6_a_bad_policy_file_is_a_usage_error_naming_the_entry(
+    content: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policies = tmp_path / "policies.yaml"
+    policies.write_text(content, encoding="utf-8")
+    assert main(["run", str(SLOW), "--policy-file", str(policies)]) == 2
+    err = capsys.readouterr().err
+    assert f"--policy-file {policies}" in err
+    assert said in err
