@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from handoff_sim._invariant_pass import Checker, Invariant, Violation
 from handoff_sim._safe import describe_error, json_lines
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import CheckFailedError, HandoffSimError
 from handoff_sim.events import (
     Event,
 )
@@ -49,7 +49,7 @@ EXPECTED_RUN_ERRORS: tuple[type[BaseException], ...] = (HandoffSimError, Simulat
 """Errors a run may end with: the runtime's typed errors and a fake model's failure."""
 
 
-class InvariantViolationError(HandoffSimError, AssertionError):
+class InvariantViolationError(CheckFailedError, AssertionError):
     """Raised by :func:`assert_invariants`; ``violations`` lists what broke."""
 
     def __init__(self, violations: Sequence[Violation], detail: str = "") -> None:

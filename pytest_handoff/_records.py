@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import CheckFailedError
 
 if TYPE_CHECKING:
     from handoff_sim.trace import HandoffRecord, Trace
@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 
-class HandoffAssertionError(HandoffSimError, AssertionError):
+class HandoffAssertionError(CheckFailedError, AssertionError):
     """A handoff assertion helper found the trace (or construction) not as expected."""
 
     __module__ = "pytest_handoff"

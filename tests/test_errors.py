@@ -259,7 +259,7 @@ def test_the_fake_provider_errors_stay_outside_the_tree() -> None:
         "handoff_sim.InvariantViolationError",
         "handoff_sim.fuzzing.FuzzFailure",
         "pytest_handoff.HandoffAssertionError",
-        "pytest_handoff.collection.ScenarioFailed",
+        "pytest_handoff._collection.ScenarioFailed",
     ],
 )
 def test_failed_checks_are_handoff_sim_errors_and_assertion_errors(error: str) -> None:
@@ -281,3 +281,117 @@ def test_the_tree_parser_reads_parents_bases_and_homes() -> None:
     assert tree["ScenarioFileError"] == _Node("ScenarioFileError", "ScenarioError", (), "scenarios")
     assert tree["AdversarialTimeoutError"].parent == "AdversarialModelError"
     assert _continuation_homes()["HandoffDeniedInRunError"] == "adapters.openai_agents"
+
+
+# The families under HandoffSimError, one per who must act, in the order errors.py draws them.
+FAMILIES = (
+    "ConfigurationError",
+    "SetupError",
+    "RunError",
+    "ToolCallError",
+    "ScriptError",
+    "ScenarioError",
+    "DataError",
+    "CheckFailedError",
+)
+
+
+def test_the_families_are_exactly_the_classes_right_under_handoff_sim_error() -> None:
+    tree = _documented_tree()
+    children = tuple(name for name, node in tree.items() if node.parent == "HandoffSimError")
+    assert children == FAMILIES
+
+
+def _ancestors(name: str, defined: dict[str, _Defined]) -> set[str]:
+    """Every class of ours ``name`` derives from, read from the source (extras not needed)."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        for base in defined[todo.pop()].bases:
+            if base in defined and base not in seen:
+                seen.add(base)
+                todo.append(base)
+    return seen
+
+
+def test_every_error_derives_from_exactly_one_family() -> None:
+    defined = _defined_exceptions()
+    wrong = []
+    for name in sorted(defined):
+        ancestors = _ancestors(name, defined)
+        if "HandoffSimError" not in ancestors or name in FAMILIES:
+            continue
+        families = sorted(ancestors & set(FAMILIES))
+        if len(families) != 1:
+            wrong.append(f"{defined[name].module}.{name}: families {families}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_one_family_check_sees_a_class_with_two_families() -> None:
+    defined = {
+        "HandoffSimError": _Defined("HandoffSimError", "m", ("Exception",)),
+        "RunError": _Defined("RunError", "m", ("HandoffSimError",)),
+        "ScriptError": _Defined("ScriptError", "m", ("HandoffSimError",)),
+        "Both": _Defined("Both", "m", ("RunError", "ScriptError")),
+    }
+    assert _ancestors("Both", defined) & set(FAMILIES) == {"RunError", "ScriptError"}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_each_family_is_exported_from_handoff_sim_and_handoff_sim_errors(family: str) -> None:
+    import handoff_sim
+
+    assert family in handoff_sim.__all__
+    assert family in handoff_sim.errors.__all__
+    assert getattr(handoff_sim, family) is getattr(handoff_sim.errors, family)
+    assert getattr(handoff_sim, family).__bases__[0] is HandoffSimError
+
+
+@pytest.mark.parametrize(
+    ("error", "standard"),
+    [
+        ("handoff_sim.errors.ConfigurationError", (ValueError,)),
+        ("handoff_sim.errors.HandoffTimeoutError", (TimeoutError,)),
+        ("handoff_sim.errors.UnknownToolError", (LookupError,)),
+        ("handoff_sim.errors.OtlpFormatError", (ValueError,)),
+        ("handoff_sim.errors.ModelResponseError", (TypeError,)),
+        ("handoff_sim.errors.ScriptAssertionError", (AssertionError,)),
+        ("handoff_sim.errors.UnconsumedStepsError", (AssertionError,)),
+        ("handoff_sim.adapters.MissingExtraError", (ImportError,)),
+        ("handoff_sim.styles.flink.ResultNormalizationError", (TypeError, ValueError)),
+        ("handoff_sim.InvariantViolationError", (AssertionError,)),
+        ("handoff_sim.fuzzing.FuzzFailure", (AssertionError,)),
+    ],
+)
+def test_grouping_in_families_keeps_the_standard_bases_users_catch(
+    error: str, standard: tuple[type[BaseException], ...]
+) -> None:
+    import importlib
+
+    module, _, name = error.rpartition(".")
+    cls = getattr(importlib.import_module(module), name)
+    for base in standard:
+        assert issubclass(cls, base), base
+
+
+@pytest.mark.parametrize(
+    ("error", "family"),
+    [
+        ("handoff_sim.errors.SessionStoreError", "DataError"),
+        ("handoff_sim.errors.OtlpError", "DataError"),
+        ("handoff_sim.errors.HandoffTimeoutError", "ToolCallError"),
+        ("handoff_sim.errors.UnknownToolError", "ToolCallError"),
+        ("handoff_sim.errors.PatternTimeoutError", "CheckFailedError"),
+        ("handoff_sim.adapters.MissingExtraError", "SetupError"),
+        ("handoff_sim.adapters.ScenarioNotApplicable", "ScenarioError"),
+        ("handoff_sim.scenarios.ScenarioFileError", "ScenarioError"),
+        ("handoff_sim.InvariantViolationError", "CheckFailedError"),
+        ("pytest_handoff.HandoffAssertionError", "CheckFailedError"),
+    ],
+)
+def test_an_error_is_caught_by_its_family(error: str, family: str) -> None:
+    import importlib
+
+    module, _, name = error.rpartition(".")
+    cls = getattr(importlib.import_module(module), name)
+    assert issubclass(cls, getattr(handoff_sim.errors, family))

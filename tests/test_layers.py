@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "values",
         (
             "_durations",
+            "_errors",
             "_files",
             "_limits",
             "_patterns",

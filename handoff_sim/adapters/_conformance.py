@@ -19,7 +19,7 @@ from typing import Literal
 
 from handoff_sim.adapters._errors import ScenarioNotApplicable
 from handoff_sim.adapters._registry import RUNTIME_NAMES, runtime_factory
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import CheckFailedError
 from handoff_sim.scenarios import LoadedScenario, ScenarioError, load_path, run_scenario
 from handoff_sim.scenarios.expect import Mismatch, show
 
@@ -40,7 +40,7 @@ _PACKAGES = {"openai-agents": "openai-agents", "pydantic-ai": "pydantic-ai-slim"
 _CELL = 260  # characters of a failure shown in the table
 
 
-class ConformanceDrift(HandoffSimError):
+class ConformanceDrift(CheckFailedError):
     """The run and the stated differences disagree: update :data:`DIFFERENCES` first."""
 
 

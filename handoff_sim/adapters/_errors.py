@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import importlib
 
-from handoff_sim.errors import ConfigurationError, HandoffSimError, RunError
+from handoff_sim.errors import ConfigurationError, RunError, ScenarioError, SetupError
 
 __all__ = ["CaptureError", "MissingExtraError", "ScenarioNotApplicable", "require_extra"]
 
 
-class MissingExtraError(HandoffSimError, ImportError):
+class MissingExtraError(SetupError, ImportError):
     """An adapter was imported but the framework it adapts is not installed."""
 
     def __init__(self, adapter: str, extra: str, package: str) -> None:
@@ -26,7 +26,7 @@ class CaptureError(RunError):
     """``capture()`` could not record a run it was asked to record (say, tracing was off)."""
 
 
-class ScenarioNotApplicable(HandoffSimError):
+class ScenarioNotApplicable(ScenarioError):
     """A scenario needs a feature the framework lacks: reported as not applicable, not run.
 
     ``runtime`` names the framework (``openai-agents``), ``reason`` says which feature

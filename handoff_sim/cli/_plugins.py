@@ -26,7 +26,7 @@ from handoff_sim import _plugin_contract
 from handoff_sim._hooks import hookimpl
 from handoff_sim._plugin_contract import HOOK_PREFIX
 from handoff_sim._safe import describe_error
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import SetupError
 
 if TYPE_CHECKING:
     from handoff_sim._models import ModelClient
@@ -38,7 +38,7 @@ __all__ = ["ENTRY_POINT_GROUP", "CommandPlugins", "PluginLoadError"]
 ENTRY_POINT_GROUP = "handoff_sim.plugins"
 
 
-class PluginLoadError(HandoffSimError):
+class PluginLoadError(SetupError):
     """A plugin named with ``-p`` or registered as an entry point cannot be loaded."""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import RunError
 from handoff_sim.events import RunEndEvent, RunStartEvent
 from handoff_sim.trace import Trace
 
@@ -24,7 +24,7 @@ __all__ = ["RecordedRunError", "check_recorded", "recorded_error", "scenario_run
 _TYPE = re.compile(r"([A-Za-z_][\w.]*): (.*)", re.DOTALL)
 
 
-class RecordedRunError(HandoffSimError):
+class RecordedRunError(RunError):
     """A top-level run of a recorded trace ended with an error (or was cancelled).
 
     The error of a checked trace is an instance of a subclass named after the

@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 from handoff_sim._invariants import Violation
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import CheckFailedError
 from handoff_sim.fuzzing._case import CaseResult, check_case
 from handoff_sim.fuzzing._faults import FAULTS
 
@@ -41,7 +41,7 @@ def python_reproducer(case: Mapping[str, Any], *, fault: str | None = None) -> s
     )
 
 
-class FuzzFailure(HandoffSimError, AssertionError):
+class FuzzFailure(CheckFailedError, AssertionError):
     """A generated case broke an invariant; the message holds both reproducers."""
 
     def __init__(

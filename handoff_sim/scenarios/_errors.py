@@ -3,6 +3,8 @@
 HandoffSimError
 └── ScenarioError                 a scenario cannot be loaded or run as written
     └── ScenarioFileError         a file is malformed: .path, .problems
+
+``ScenarioError`` is one of the error families of ``handoff_sim.errors``, defined there.
 """
 
 from __future__ import annotations
@@ -11,13 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handoff_sim._terminal import escape_value
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import ScenarioError
 
 __all__ = ["Problem", "ScenarioError", "ScenarioFileError"]
-
-
-class ScenarioError(HandoffSimError):
-    """A scenario cannot be loaded or run as written."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from handoff_sim._safe import JsonProblem, dump_json, parse_json
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import ToolCallError
 
 __all__ = [
     "JsonValue",
@@ -31,7 +31,7 @@ ROOT = "result"
 _TOO_DEEP = "Sub-agent result is cyclic or too deeply nested to normalize as JSON"
 
 
-class ResultNormalizationError(HandoffSimError, TypeError, ValueError):
+class ResultNormalizationError(ToolCallError, TypeError, ValueError):
     """A sub-agent result JSON cannot express; ``path`` says where (``result.a[2].b``)."""
 
     def __init__(self, message: str, path: str) -> None:
