@@ -12,15 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_handoff._builders import (
-        AgentBuilder,
-        EventRecorder,
-        ScriptedModelFactory,
-        VirtualClock,
-        delegate,
-    )
-    from pytest_handoff._runner import ScenarioRunner
-    from pytest_handoff.assertions import (
+    from pytest_handoff._assertions import (
         HandoffAssertionError,
         assert_denied,
         assert_depth_exceeded,
@@ -32,7 +24,15 @@ if TYPE_CHECKING:
         assert_retry_count,
         assert_timeout_per_attempt,
     )
-    from pytest_handoff.snapshot import TraceSnapshotExtension
+    from pytest_handoff._builders import (
+        AgentBuilder,
+        EventRecorder,
+        ScriptedModelFactory,
+        VirtualClock,
+        delegate,
+    )
+    from pytest_handoff._runner import ScenarioRunner
+    from pytest_handoff._snapshot import TraceSnapshotExtension
 
 __all__ = [
     "AgentBuilder",
@@ -61,7 +61,7 @@ _HOME = {
     "VirtualClock": "pytest_handoff._builders",
     "delegate": "pytest_handoff._builders",
     "ScenarioRunner": "pytest_handoff._runner",
-    "TraceSnapshotExtension": "pytest_handoff.snapshot",
+    "TraceSnapshotExtension": "pytest_handoff._snapshot",
 }
 
 
@@ -69,7 +69,7 @@ def __getattr__(name: str) -> Any:
     """Import a public name from its module on first use (PEP 562)."""
     if name not in __all__:
         raise AttributeError(f"module 'pytest_handoff' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_HOME.get(name, "pytest_handoff.assertions")), name)
+    value = getattr(importlib.import_module(_HOME.get(name, "pytest_handoff._assertions")), name)
     globals()[name] = value
     return value
 

@@ -1,6 +1,6 @@
 """What the fixtures hand out: an agent builder, a model factory, a recorder, a clock.
 
-Imported lazily by ``fixtures.py``: it pulls in the whole runtime.
+Imported lazily by ``_fixtures.py``: it pulls in the whole runtime.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Run one loaded scenario the way the plugin does: through the hooks, then check it.
 
-Shared by scenario items (``collection.py``) and the ``run_scenario`` fixture.
+Shared by scenario items (``_collection.py``) and the ``run_scenario`` fixture.
 Imported lazily: it needs the runtime and the scenario package.
 """
 
@@ -138,7 +138,7 @@ def execute(config: pytest.Config, scenario: LoadedScenario, request: Any = None
 
 
 def _compare_snapshot(request: Any, result: ScenarioResult) -> str | None:
-    from pytest_handoff.snapshot import TraceSnapshotExtension
+    from pytest_handoff._snapshot import TraceSnapshotExtension
 
     try:
         fixture = request.getfixturevalue("snapshot")

@@ -54,7 +54,7 @@ class ReportPlugin:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         """Attach the entry of a scenario item to the report of its call (or failed setup)."""
         report = yield
-        from pytest_handoff.collection import ScenarioItem
+        from pytest_handoff._collection import ScenarioItem
 
         if report.when == "call" or (report.when == "setup" and not report.passed):
             results, self.pending = self.pending, []

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__: list[str] = []  # pytest finds the hooks by name; nothing here is imported by users
 
 pytest_plugins = [
-    "pytest_handoff.fixtures",
+    "pytest_handoff._fixtures",
     "pytest_handoff._report",
     "pytest_handoff._recording_plugin",
 ]
@@ -228,7 +228,7 @@ def pytest_make_collect_report(
     if isinstance(collector, pytest.Directory) and collector.path in dirs:
         found = _discovery(collector.config)
         if found.problems and isinstance(report.result, list):
-            from pytest_handoff.collection import broken_paths
+            from pytest_handoff._collection import broken_paths
 
             report.result.extend(broken_paths(collector, found))
     elif report.failed and isinstance(collector, pytest.File) and collector.path.is_absolute():
@@ -238,7 +238,7 @@ def pytest_make_collect_report(
 
 def _relative_longrepr(collector: pytest.File, report: pytest.CollectReport) -> None:
     """A refused scenario file's ``path:line:col`` lines name it as its node id does."""
-    from pytest_handoff.collection import BrokenScenarioPath, ScenarioFile
+    from pytest_handoff._collection import BrokenScenarioPath, ScenarioFile
 
     if not isinstance(collector, ScenarioFile | BrokenScenarioPath):
         return
@@ -264,7 +264,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
         return None
     if _discovery(config).repeats(file_path) and not parent.session.isinitpath(file_path):
         return None
-    from pytest_handoff.collection import ScenarioFile
+    from pytest_handoff._collection import ScenarioFile
 
     return ScenarioFile.from_parent(parent, path=file_path)
 
@@ -368,7 +368,7 @@ def pytest_assertrepr_compare(
     if not (isinstance(left, trace_type) and isinstance(right, trace_type)):
         return None
     try:
-        from pytest_handoff.assertions import trace_diff_lines
+        from pytest_handoff._diff import trace_diff_lines
 
         return trace_diff_lines(left, right, verbose=config.get_verbosity())
     except Exception:  # a broken explanation must never hide the failing assert itself

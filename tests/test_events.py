@@ -35,7 +35,7 @@ from handoff_sim.events import (
 )
 from handoff_sim.messages import ModelRequest
 from handoff_sim.testing import FunctionModel, ScriptedModel
-from pytest_handoff.assertions import assert_denied
+from pytest_handoff import assert_denied
 from tests._helpers import (
     RecordingExecutor,
     call,

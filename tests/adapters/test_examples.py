@@ -20,9 +20,9 @@ import handoff_sim.scenarios
 import handoff_sim.strategies
 import handoff_sim.testing  # noqa: F401
 import pytest_handoff._builders
+import pytest_handoff._collection
 import pytest_handoff._runner
-import pytest_handoff.collection
-import pytest_handoff.snapshot  # noqa: F401
+import pytest_handoff._snapshot  # noqa: F401
 
 # pytester takes back every module first imported inside a session: one the next session
 # imports again would be a second copy beside the first (a strategy of one copy is not a

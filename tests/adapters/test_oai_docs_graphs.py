@@ -13,7 +13,7 @@ import pytest
 
 from handoff_sim import ConfigurationError, FailureAction, HandoffPolicy
 from handoff_sim.testing import ScriptedModel, override_models
-from pytest_handoff.assertions import assert_handoffs_balanced
+from pytest_handoff import assert_handoffs_balanced
 from tests.adapters._extras import installed, needs
 
 if not installed("agents"):

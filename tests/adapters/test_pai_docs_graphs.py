@@ -16,7 +16,7 @@ import pytest
 
 from handoff_sim import FailureAction, HandoffPolicy, ToolCall, check_invariants
 from handoff_sim.testing import FunctionModel, ScriptedModel
-from pytest_handoff.assertions import assert_retry_count, assert_timeout_per_attempt
+from pytest_handoff import assert_retry_count, assert_timeout_per_attempt
 from tests.adapters._extras import installed, needs
 from tests.hostile._support import open_starts
 

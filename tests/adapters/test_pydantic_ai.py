@@ -10,7 +10,7 @@ import pytest
 
 from handoff_sim import FailureAction, HandoffDeniedError, HandoffPolicy, ToolCall, check_invariants
 from handoff_sim.testing import AdversarialModel, FunctionModel, ScriptedModel
-from pytest_handoff.assertions import (
+from pytest_handoff import (
     assert_denied,
     assert_depth_exceeded,
     assert_fallback_unavailable,

@@ -18,10 +18,10 @@ import pytest
 # first is imported again by the next one. Importing it here once keeps each one fast.
 import handoff_sim.scenarios.build._model_kinds  # noqa: F401
 import pytest_handoff._builders
+import pytest_handoff._collection
 import pytest_handoff._execute
 import pytest_handoff._runner
-import pytest_handoff.collection
-import pytest_handoff.snapshot  # noqa: F401
+import pytest_handoff._snapshot  # noqa: F401
 from handoff_sim.cli import main
 from handoff_sim.scenarios import ScenarioFileError, load_path
 

@@ -26,7 +26,7 @@ from handoff_sim._limits import MAX_STEPS
 from handoff_sim.errors import InvalidNameError
 from handoff_sim.messages import ModelRequest, ToolCall
 from handoff_sim.testing import FunctionModel, FunctionModelError, ScriptedModel
-from pytest_handoff.assertions import assert_duplicate_tool_names
+from pytest_handoff import assert_duplicate_tool_names
 from tests._helpers import call, delegate, leaf, turn
 from tests.hostile._support import run_hostile
 

@@ -23,7 +23,7 @@ import pytest
 
 from handoff_sim.cli import main
 from handoff_sim.trace import Trace, escape_text, escape_value
-from pytest_handoff.assertions import (
+from pytest_handoff import (
     HandoffAssertionError,
     assert_denied,
     assert_fallback_unavailable,

@@ -15,7 +15,7 @@ import pytest
 from handoff_sim import Trace, check_invariants
 from handoff_sim.errors import HandoffSimError, OtlpError, OtlpFormatError
 from handoff_sim.trace import read_otlp
-from pytest_handoff.assertions import assert_handoffs_balanced
+from pytest_handoff import assert_handoffs_balanced
 from tests.otel._support import FIXTURES
 
 ADK = FIXTURES / "adk_agent_tool.json"

@@ -11,9 +11,9 @@ import pytest
 
 import handoff_sim.scenarios  # noqa: F401
 import pytest_handoff._builders
+import pytest_handoff._collection
 import pytest_handoff._runner
-import pytest_handoff.collection
-import pytest_handoff.snapshot  # noqa: F401
+import pytest_handoff._snapshot  # noqa: F401
 
 # pytester restores sys.modules after every in-process run, so a module first imported
 # inside a run is imported (and assertion-rewritten) again by the next one. Importing

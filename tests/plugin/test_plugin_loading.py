@@ -14,13 +14,13 @@ def test_t1_plugin_is_registered_by_its_entry_point(pytester: pytest.Pytester) -
     plugin = config.pluginmanager.get_plugin("handoff")
     assert plugin is not None
     assert plugin.__name__ == "pytest_handoff.plugin"
-    assert config.pluginmanager.get_plugin("pytest_handoff.fixtures") is not None
+    assert config.pluginmanager.get_plugin("pytest_handoff._fixtures") is not None
 
 
 @pytest.mark.slow
 def test_plugin_module_imports_only_pytest_and_the_standard_library() -> None:
     code = (
-        "import sys, pytest_handoff.plugin, pytest_handoff.fixtures, pytest_handoff.hookspecs\n"
+        "import sys, pytest_handoff.plugin, pytest_handoff._fixtures, pytest_handoff.hookspecs\n"
         "heavy = ['pydantic', 'yaml', 'syrupy', 'hypothesis', 'freezegun', 'msgspec']\n"
         "light = {'handoff_sim', 'handoff_sim._version', 'handoff_sim._plugin_contract'}\n"
         "ours = {m for m in sys.modules if m.split('.')[0] == 'handoff_sim'} - light\n"
@@ -42,7 +42,7 @@ def test_session_without_scenarios_does_not_import_the_scenario_package(
 
         def test_nothing_loaded():
             assert "handoff_sim.scenarios" not in sys.modules
-            assert "pytest_handoff.collection" not in sys.modules
+            assert "pytest_handoff._collection" not in sys.modules
         """
     )
     result = pytester.runpytest_subprocess("-p", "no:hypothesispytest", "-p", "no:cacheprovider")

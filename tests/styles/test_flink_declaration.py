@@ -307,7 +307,7 @@ def test_f2_running_twice_offers_the_same_callables_without_duplicates() -> None
 
 
 def test_f3_subagents_and_tools_of_one_turn_run_together_each_result_under_its_call() -> None:
-    from pytest_handoff.assertions import assert_ran_in_parallel
+    from pytest_handoff import assert_ran_in_parallel
 
     slow = {"type": "object", "properties": {}}
     a = FlinkSubAgent(

@@ -8,7 +8,7 @@ from handoff_sim import Agent, HandoffPolicy, SubAgent, simulate
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import SubagentDispatcher, sophi_agent
 from handoff_sim.testing import ScriptedModel
-from pytest_handoff.assertions import (
+from pytest_handoff import (
     assert_denied,
     assert_depth_exceeded,
     assert_handoffs_balanced,

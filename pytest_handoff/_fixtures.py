@@ -115,7 +115,7 @@ def handoff_snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
 
     ``assert result.trace == handoff_snapshot`` (a Trace, RunResult or ScenarioResult).
     """
-    from pytest_handoff.snapshot import TraceSnapshotExtension
+    from pytest_handoff._snapshot import TraceSnapshotExtension
 
     return snapshot.with_defaults(extension_class=TraceSnapshotExtension)
 
