@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from handoff_sim.errors import HandoffSimError
+from handoff_sim.errors import CheckFailedError
 
 if TYPE_CHECKING:
     from handoff_sim.scenarios import LoadedScenario, ModelFactory, Problem
@@ -36,7 +36,7 @@ _SCENARIO_MARK = "handoff_scenario"
 _KNOWN_MARKERS = pytest.StashKey[tuple[int, set[str]]]()
 
 
-class ScenarioFailed(HandoffSimError, AssertionError):
+class ScenarioFailed(CheckFailedError, AssertionError):
     """A scenario did not meet its expectations; ``str()`` is the whole readable report."""
 
 
