@@ -5,15 +5,18 @@ The adapter wraps the graph's real models and captures the block's runs
 a recording, like a run of handoff-sim's own agents, with the framework as its
 runtime. A real run's ``elapsed`` holds time a replay does not spend (the framework's
 own work between model calls), so the file is replayed once, on the framework it was
-recorded on, and expects the virtual time of that replay.
+recorded on, and expects the virtual time of that replay (in a thread of its own when
+the block ran inside an event loop).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from handoff_sim.adapters import record_framework_models, runtime_factory
 from handoff_sim.errors import ConfigurationError
@@ -25,7 +28,9 @@ if TYPE_CHECKING:
     from handoff_sim.recording._redact import Redaction
     from handoff_sim.trace import Trace
 
-__all__ = ["framework_record"]
+__all__ = ["framework_record", "off_the_loop"]
+
+T = TypeVar("T")
 
 
 def framework_record(
@@ -72,6 +77,20 @@ def _recording(
     _write(recorder, framework.capture.trace, path, graph, redact, name)
 
 
+def off_the_loop(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``function(*args, **kwargs)``, in a thread of its own when an event loop runs here.
+
+    A replay drives a virtual-time loop of its own, which cannot start inside a running
+    loop: a ``record`` block in an async test still gets its file replayed.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return function(*args, **kwargs)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="handoff-replay") as pool:
+        return pool.submit(function, *args, **kwargs).result()
+
+
 def _write(
     recorder: Recorder,
     trace: Trace,
@@ -90,7 +109,7 @@ def _write(
         )
     target = recorder.write(path, trace, scenario=name, inputs=inputs, agents=graph, redact=redact)
     make = runtime_factory(recorder.runtime)
-    result = run_scenario(target, runtime=None if make is None else make(()))
+    result = off_the_loop(run_scenario, target, runtime=None if make is None else make(()))
     if result.error is not None:
         return  # the file is written as recorded; its replay says what went wrong
     write_recording(

@@ -223,3 +223,24 @@ def test_recording_wraps_only_sdk_models() -> None:
 
     with pytest.raises(ConfigurationError, match="wraps an agents Model, got ScriptedModel"):
         RecordingModel(ScriptedModel([]), Recorder(), agent="x")  # type: ignore[arg-type]
+
+
+def test_record_inside_a_running_event_loop_writes_a_file_that_replays(tmp_path: Any) -> None:
+    from agents import Runner
+
+    from handoff_sim.adapters.openai_agents import simulate_run
+    from handoff_sim.recording import record, replay
+    from handoff_sim.scenarios import load_path
+
+    helper = _agent("helper", _sim({"text": "answer", "latency": 0.01}))
+    path = tmp_path / "async.yaml"
+
+    async def an_async_test() -> None:
+        with record(helper, path):
+            await Runner.run(helper, "q")
+
+    asyncio.run(an_async_test())
+    assert load_path(path)[0].spec.recorded is not None
+    with replay(helper, path):
+        run = simulate_run(Runner.run(helper, "q"))
+    assert run.result.final_output == "answer"
