@@ -20,71 +20,67 @@ import pytest
 import handoff_sim
 from tests._package_modules import ROOT, Import, SourceModule, imports, modules
 
-# From the bottom. A module belongs to the layer of the longest entry its dotted name
-# starts with (handoff_sim.scenarios.load._yaml is in "scenarios"). Entries are relative
-# to handoff_sim unless they name pytest_handoff; "" is the package's own __init__.
-# pytest_handoff.hookspecs is the contract of the plugins the command loads too, so
-# it sits with the command line (pytest loads it at start-up: it imports no runtime).
+# From the bottom, spelled as the folder listing spells them: a path in handoff_sim/
+# (``_agent.py``, ``subagents/``) unless it names pytest_handoff/; ``__init__.py`` is the
+# package's own top level. A module belongs to the layer of the longest entry that holds
+# it (handoff_sim/scenarios/load/_yaml.py is in "scenarios"). An entry may name a folder
+# that does not exist yet.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "values",
         (
-            "_durations",
-            "_errors",
-            "_files",
-            "_limits",
-            "_patterns",
-            "_plugin_contract",
-            "_references",
-            "_safe",
-            "_spans",
-            "_terminal",
-            "_version",
-            "errors",
-            "events",
-            "_hooks",
-            "messages",
-            "_models",
-            "_sessions",
+            "_durations.py",
+            "_errors/",
+            "_files.py",
+            "_hooks.py",
+            "_limits.py",
+            "_models.py",
+            "_patterns.py",
+            "_plugin_contract.py",
+            "_references.py",
+            "_safe.py",
+            "_sessions.py",
+            "_spans.py",
+            "_terminal.py",
+            "_version.py",
+            "errors.py",
+            "events.py",
+            "messages.py",
         ),
     ),
     (
         "runtime",
         (
-            "_agent_checks",
-            "_context",
-            "_mermaid",
-            "_text_forms",
-            "_otlp",
-            "_react_loop",
-            "_tool_calls",
-            "_agent",
-            "simulation",
-            "subagents",
-            "_tools",
-            "trace",
+            "_agent.py",
+            "_agent_checks.py",
+            "_context.py",
+            "_mermaid.py",
+            "_otlp/",
+            "_react_loop.py",
+            "_text_forms.py",
+            "_tool_calls.py",
+            "_tools.py",
+            "simulation/",
+            "subagents/",
+            "trace.py",
         ),
     ),
-    ("styles and fakes", ("_invariant_pass", "_invariants", "styles", "testing")),
-    ("scenarios", ("scenarios",)),
-    ("integrations", ("adapters", "otel", "recording", "report")),
-    ("generation", ("fuzzing", "strategies")),
-    (
-        "command line",
-        (
-            "__main__",
-            "cli",
-        ),
-    ),
-    ("package", ("",)),
-    ("pytest plugin", ("pytest_handoff",)),
+    ("styles and fakes", ("_invariant_pass.py", "_invariants.py", "styles/", "testing/")),
+    ("scenarios", ("scenarios/",)),
+    ("integrations", ("adapters/", "otel/", "recording/", "report/")),
+    ("generation", ("fuzzing/", "strategies.py")),
+    ("command line", ("__main__.py", "cli/")),
+    ("package", ("__init__.py",)),
+    ("pytest plugin", ("pytest_handoff/",)),
 )
 
 
 def _absolute(entry: str) -> str:
-    if entry.startswith("pytest_handoff"):
-        return entry
-    return f"handoff_sim.{entry}" if entry else "handoff_sim"
+    """The dotted name of a LAYERS entry: ``subagents/`` is ``handoff_sim.subagents``."""
+    if entry == "__init__.py":
+        return "handoff_sim"
+    dotted = entry.removesuffix("/").removesuffix(".py").replace("/", ".")
+    return dotted if dotted.startswith("pytest_handoff") else f"handoff_sim.{dotted}"
 
 
 @cache
@@ -152,6 +148,21 @@ def _all_imports() -> tuple[tuple[SourceModule, Import], ...]:
 def test_every_module_is_in_a_layer() -> None:
     for name in modules():
         layer_of(name)
+
+
+def _listing() -> set[str]:
+    """The modules and packages right inside handoff_sim/, spelled as LAYERS spells them."""
+    top = ROOT / "handoff_sim"
+    files = {p.name for p in top.glob("*.py")}
+    folders = {f"{p.name}/" for p in top.iterdir() if (p / "__init__.py").is_file()}
+    return files | folders
+
+
+def test_the_layers_list_the_folder_listing_of_handoff_sim() -> None:
+    entries = {entry for _, layer in LAYERS for entry in layer} - {"pytest_handoff/"}
+    assert sorted(_listing() - entries) == [], "add these to LAYERS"
+    stale = sorted(e for e in entries - _listing() if not e.endswith("/"))
+    assert stale == [], "no such module: rename or drop these entries of LAYERS"
 
 
 def test_no_import_points_up_a_layer() -> None:
@@ -303,11 +314,8 @@ def _documented_layers() -> list[tuple[str, set[str]]]:
 
 
 def _entry_of(path: str) -> str:
-    """A LAYERS entry for a path of the table: ``subagents/`` is subagents, ``x.py`` is x."""
-    if path == "handoff_sim/__init__.py":
-        return ""
-    dotted = path.removesuffix("/").removesuffix(".py").replace("/", ".")
-    return dotted if dotted.startswith("pytest_handoff") else dotted.removeprefix("handoff_sim.")
+    """A LAYERS entry for a path of the table (``handoff_sim/__init__.py`` is the top level)."""
+    return path.removeprefix("handoff_sim/")
 
 
 def test_the_layers_are_the_ones_docs_architecture_describes() -> None:
