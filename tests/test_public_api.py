@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import importlib
 import json
+import runpy
 import subprocess
 import sys
 from types import ModuleType
@@ -23,7 +24,7 @@ import handoff_sim.testing
 from handoff_sim import Agent, HandoffPolicy, RunResult, SubAgent, simulate
 from handoff_sim.adapters import MissingExtraError
 from handoff_sim.testing import ScriptedModel
-from tests._package_modules import SourceModule, modules, public_modules
+from tests._package_modules import ROOT, SourceModule, modules, public_modules
 
 # Changing the top level is a decision: edit this list with the code, and say why.
 TOP_LEVEL = [
@@ -79,6 +80,45 @@ TOP_LEVEL = [
     "tool",
 ]
 
+# Every public module (no part of its dotted name starts with "_"): a new one is a decision,
+# so is dropping one. Edit this list with the code, and say why. The goal is at most 25
+# public modules; bench/public_surface.py counts them and their names.
+PUBLIC_MODULES = [
+    "handoff_sim",
+    "handoff_sim.adapters",
+    "handoff_sim.adapters.openai_agents",
+    "handoff_sim.adapters.pydantic_ai",
+    "handoff_sim.cli",
+    "handoff_sim.errors",
+    "handoff_sim.events",
+    "handoff_sim.fuzzing",
+    "handoff_sim.fuzzing.generate",
+    "handoff_sim.fuzzing.machine",
+    "handoff_sim.fuzzing.policy",
+    "handoff_sim.messages",
+    "handoff_sim.otel",
+    "handoff_sim.recording",
+    "handoff_sim.report",
+    "handoff_sim.scenarios",
+    "handoff_sim.scenarios.build",
+    "handoff_sim.scenarios.expect",
+    "handoff_sim.scenarios.load",
+    "handoff_sim.scenarios.run",
+    "handoff_sim.scenarios.schema",
+    "handoff_sim.simulation",
+    "handoff_sim.strategies",
+    "handoff_sim.styles",
+    "handoff_sim.styles.flink",
+    "handoff_sim.styles.sophi",
+    "handoff_sim.subagents",
+    "handoff_sim.testing",
+    "handoff_sim.trace",
+    "pytest_handoff",
+    "pytest_handoff.hookspecs",
+    "pytest_handoff.plugin",
+]
+
+
 # Modules that may import hypothesis when imported: it is what they are about.
 HYPOTHESIS_MODULES = {
     "handoff_sim.strategies",
@@ -90,6 +130,16 @@ HYPOTHESIS_MODULES = {
 
 def test_the_top_level_all_is_the_pinned_list() -> None:
     assert handoff_sim.__all__ == TOP_LEVEL
+
+
+def test_the_public_modules_are_the_pinned_list() -> None:
+    found = [m.name for m in _importable_modules()]
+    added = sorted(set(found) - set(PUBLIC_MODULES))
+    dropped = sorted(set(PUBLIC_MODULES) - set(found))
+    assert (added, dropped) == ([], []), (
+        f"public modules added {added}, dropped {dropped}: make a new module private "
+        "(_name.py) or edit PUBLIC_MODULES in tests/test_public_api.py, and say why"
+    )
 
 
 def _public_names(module: ModuleType) -> list[str]:
@@ -244,6 +294,12 @@ def test_style_names_live_only_in_their_style_module(module: str) -> None:
 def _importable_modules() -> list[SourceModule]:
     """Public modules a test imports: ``__main__`` runs the command when imported."""
     return [m for m in public_modules() if not m.name.endswith(".__main__")]
+
+
+def test_the_surface_count_reads_the_pinned_modules_and_their_all() -> None:
+    surface = runpy.run_path(str(ROOT / "bench" / "public_surface.py"))["public_surface"]()
+    assert list(surface) == PUBLIC_MODULES
+    assert surface == {m.name: _static_all(m) or [] for m in _importable_modules()}
 
 
 def _static_all(module: SourceModule) -> list[str] | None:
