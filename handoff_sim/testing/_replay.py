@@ -3,7 +3,8 @@
 Each request gets a recorded step: in ``fingerprint`` mode the first one left whose request
 fingerprint equals the request's (so parallel runs of one agent each get their own
 answer), in ``tools`` mode the first whose offered tool names are the request's, in
-``order`` mode the next one. A step without a recorded ``request`` matches any request.
+``order`` mode the next one. A step without a recorded ``request`` (removed by hand, say)
+answers the next request, whatever it asks, once every step before it was served.
 The step waits its recorded latency (``asyncio.sleep``: virtual under a simulation), then
 answers or raises its recorded error; a step recorded ``cancelled`` never answers.
 """
@@ -116,7 +117,7 @@ class ReplayModel:
                 raise ReplayExhaustedError(self.agent, call, len(self.steps))
             return found
         actual = fingerprint(request)
-        found = self.lane.pick(self._accepts(actual))
+        found = self.lane.pick(self._accepts(actual), self._loose)
         if found is not None:
             return found
         left = self.lane.left()
@@ -129,9 +130,13 @@ class ReplayModel:
         prints = self.fingerprints
         if self.match == "tools":
             tools = actual.tools
-            return lambda i: (p := prints[i]) is None or p.tools == tools
+            return lambda i: (p := prints[i]) is not None and p.tools == tools
         key = actual.key()
-        return lambda i: (p := prints[i]) is None or p.key() == key
+        return lambda i: (p := prints[i]) is not None and p.key() == key
+
+    def _loose(self, index: int) -> bool:
+        """A step recorded without its request: it answers the next request, whatever it is."""
+        return self.fingerprints[index] is None
 
     def _nearest(self, actual: Fingerprint, left: list[int]) -> tuple[int | None, list[str]]:
         """The step left with the fewest differences from ``actual`` (ties: the earliest)."""

@@ -83,13 +83,24 @@ class ReplayLane:
     def __len__(self) -> int:
         return len(self._state)
 
-    def pick(self, accepts: Callable[[int], bool]) -> int | None:
-        """The first item never served that ``accepts`` takes, else the first given back."""
+    def pick(
+        self, accepts: Callable[[int], bool], loose: Callable[[int], bool] = lambda _: False
+    ) -> int | None:
+        """The first item never served that ``accepts`` takes, else the first given back.
+
+        A ``loose`` item (one that records nothing to compare) is taken only as the first
+        item left of its kind: it stands for the next request, in lane order.
+        """
         state = self._state
-        for index in range(self._first_fresh, len(state)):
-            if state[index] == _FRESH and accepts(index):
+        first = self._first_fresh
+        for index in range(first, len(state)):
+            if state[index] == _FRESH and (accepts(index) or (index == first and loose(index))):
                 return index
-        return next((i for i in sorted(self._returned) if accepts(i)), None)
+        returned = sorted(self._returned)
+        for index in returned:
+            if accepts(index) or (index == returned[0] and loose(index)):
+                return index
+        return None
 
     def serve(self, index: int) -> None:
         """Hand item ``index`` to the current run."""

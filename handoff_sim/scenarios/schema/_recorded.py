@@ -46,8 +46,8 @@ class _Strict(BaseModel):
 
 def _format_number(value: object) -> int:
     """The format number if this handoff-sim reads it; else why not, naming the one it reads."""
-    if value == RECORDING_FORMAT and type(value) is int:
-        return value
+    if value == RECORDING_FORMAT and type(value) in (int, float):  # 1.0 is JSON's 1 too
+        return RECORDING_FORMAT
     shown = repr(value) if isinstance(value, int | float | str) else type(value).__name__
     raise ValueError(
         f"recording format {shown[:40]} is not supported: this handoff-sim reads "
