@@ -28,13 +28,13 @@ from openai.types.responses import (
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
+from handoff_sim._models import ModelClient
 from handoff_sim.adapters._capture import active_capture, current_record
 from handoff_sim.adapters._models import ModelBridge
 from handoff_sim.adapters._simulate import note_failure
 from handoff_sim.errors import RecordingError
 from handoff_sim.messages import Message, ModelResponse, ToolCall, ToolSpec
 from handoff_sim.messages import Usage as OurUsage
-from handoff_sim._models import ModelClient
 
 __all__ = [
     "SimModel",
