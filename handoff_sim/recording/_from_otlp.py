@@ -26,13 +26,13 @@ from handoff_sim._otlp._parse import read_source
 from handoff_sim._otlp._tree import SpanTree, trees
 from handoff_sim.errors import ConfigurationError, OtlpError
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec, Usage
-from handoff_sim.recording._graph import AgentGraph, duration_text
+from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder
 from handoff_sim.recording._redact import Redaction
 from handoff_sim.recording._span_walk import AgentSeen, StepSeen, Walked, walk
 from handoff_sim.recording._writer import recording_document, write_text
 from handoff_sim.recording._yaml_out import render
-from handoff_sim.scenarios import load_text
+from handoff_sim.scenarios import ScenarioFileError, load_text
 from handoff_sim.testing import SimulatedModelError
 from handoff_sim.trace import Trace
 
@@ -111,7 +111,10 @@ def recording_from_otlp_data(
     )
     _as_conversion(document, walked)
     text = render(document, _HEADER)
-    load_text(text, path=f"<recording of {label}>")  # a conversion never writes a broken file
+    try:  # a conversion never writes a file that does not load
+        load_text(text, path=f"<recording of {label}>")
+    except ScenarioFileError as exc:
+        raise OtlpError(f"{label}: the trace cannot be written as a scenario file: {exc}") from None
     return ConvertedRecording(document, text, tuple(document["recorded"]["notes"]))
 
 
@@ -232,12 +235,16 @@ def _agent_block(walked: Walked, name: str, graph: AgentGraph) -> dict[str, Any]
         graph.tools.setdefault(tool, spec)
     if seen.subagents:
         graph.subagent_tools.update(seen.subagents)
-        block["subagents"] = [{"agent": a, "tool_name": t} for t, a in seen.subagents.items()]
+        block["subagents"] = [_mount(seen, tool, agent) for tool, agent in seen.subagents.items()]
         if any(len(s.step.get("tool_calls", ())) > 1 for s in seen.steps):
             block["parallel_tool_calls"] = True
-        policy = _policy(seen)
+        policy, unsaid = seen.policy.block(seen.subagents)
         if policy:
             block["policy"] = policy
+        executor, more = seen.policy.tool_executor()
+        if executor is not None:
+            block["tool_executor"] = executor
+        graph.notes.extend(f"agent {name}: {note}" for note in [*unsaid, *more])
         known = ", ".join(policy) or "nothing"
         graph.notes.append(
             f"agent {name}: its handoff policy is not in the spans; written from what its "
@@ -251,21 +258,13 @@ def _agent_block(walked: Walked, name: str, graph: AgentGraph) -> dict[str, Any]
     return block
 
 
-def _policy(seen: AgentSeen) -> dict[str, Any]:
-    policy: dict[str, Any] = {}
-    if seen.depth_denied is not None:
-        policy["max_depth"] = max(seen.depth_denied - 1, 1)
-    elif seen.deepest > 1:
-        policy["max_depth"] = seen.deepest
-    if seen.attempts > 1:
-        policy["max_retries"] = min(seen.attempts - 1, 100)
-    if seen.timeout is not None:
-        policy["timeout"] = duration_text(seen.timeout)
-    if seen.denied:
-        policy["denied_tools"] = sorted(set(seen.denied))
-    if seen.denied or seen.depth_denied is not None:
-        policy["on_denied"] = "report_to_model"  # the run went on past the denial
-    return policy
+def _mount(seen: AgentSeen, tool: str, agent: str) -> dict[str, Any]:
+    entry = {"agent": agent}
+    name = seen.mount_names.get(tool, agent)
+    if name != agent:
+        entry["name"] = name
+    entry["tool_name"] = tool
+    return entry
 
 
 def _as_conversion(document: dict[str, Any], walked: Walked) -> None:

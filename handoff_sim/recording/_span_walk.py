@@ -18,6 +18,7 @@ from handoff_sim._otlp._parse import RawSpan
 from handoff_sim._otlp._tree import SpanTree, role_of
 from handoff_sim.errors import OtlpFormatError
 from handoff_sim.recording._span_content import answer_of, model_of, offered_tools, usage_of
+from handoff_sim.recording._span_policy import PolicySeen
 
 __all__ = ["AgentSeen", "StepSeen", "ToolCallSeen", "ToolSeen", "Walked", "walk"]
 
@@ -54,15 +55,11 @@ class AgentSeen:
 
     steps: list[StepSeen] = field(default_factory=list)
     subagents: dict[str, str] = field(default_factory=dict)  # tool name -> agent
+    mount_names: dict[str, str] = field(default_factory=dict)  # tool name -> sub-agent name
     offered: dict[str, dict[str, Any]] = field(default_factory=dict)
     model: str | None = None
     most_chats: int = 0
-    parallel: bool = False
-    attempts: int = 1
-    timeout: float | None = None
-    denied: list[str] = field(default_factory=list)
-    deepest: int = 1
-    depth_denied: int | None = None
+    policy: PolicySeen = field(default_factory=PolicySeen)
 
 
 @dataclass(slots=True)
@@ -104,6 +101,8 @@ class _Walker:
         self.handoff_tools: set[str] = set()
         self.plain: list[tuple[RawSpan, str]] = []  # (tool span, agent)
         self.missing_content: set[str] = set()
+        self.loose_runs: list[tuple[RawSpan, str, str]] = []  # (run span, agent, caller)
+        self.our_handoffs: dict[str, list[RawSpan]] = {}  # caller -> its handoff tool spans
 
     def fail(self, span: RawSpan, what: str) -> OtlpFormatError:
         return OtlpFormatError(self.label, span.where, f"span {span.name!r}: {what}")
@@ -149,10 +148,12 @@ class _Walker:
         seen.most_chats = max(seen.most_chats, self.own_chats(span))
         if ctx.tool is not None and ctx.tool_agent is not None:
             tool = genai.tool_name(ctx.tool)
-            self.out.agents[ctx.tool_agent].subagents.setdefault(tool, agent)
+            self.out.agents[ctx.tool_agent].subagents[tool] = agent  # the agent that ran
             self.handoff_tools.add(ctx.tool.span_id)
         elif ctx.agent is None:
             self.root_run(span, agent)
+        elif "handoff_sim.parent_run_id" in span.attributes:
+            self.loose_runs.append((span, agent, ctx.agent))  # our export, beside its attempt
         return _Ctx(span, agent)
 
     def root_run(self, span: RawSpan, agent: str) -> None:
@@ -236,38 +237,45 @@ class _Walker:
         self.arguments[(ctx.run.span_id, call_id)] = genai.tool_arguments(span)
         subagent = span.attributes.get("handoff_sim.handoff.subagent")
         if isinstance(subagent, str):  # our export names the delegate even when it never ran
-            self.out.agents[ctx.agent].subagents.setdefault(genai.tool_name(span), subagent)
-            self.out.agents.setdefault(subagent, AgentSeen())
+            caller = self.out.agents[ctx.agent]
+            caller.subagents.setdefault(genai.tool_name(span), subagent)
+            caller.mount_names.setdefault(genai.tool_name(span), subagent)
             self.handoff_tools.add(span.span_id)
-            self.handoff_policy(span, ctx.agent)
+            self.our_handoffs.setdefault(ctx.agent, []).append(span)
+            self.out.agents[ctx.agent].policy.handoff(genai.tool_name(span), span, ctx.run)
         else:
             self.plain.append((span, ctx.agent))
         return _Ctx(ctx.run, ctx.agent, span, ctx.agent)
 
-    def handoff_policy(self, span: RawSpan, agent: str) -> None:
-        seen = self.out.agents[agent]
-        attempts = span.attributes.get("handoff_sim.handoff.attempts")
-        if isinstance(attempts, int) and not isinstance(attempts, bool):
-            seen.attempts = max(seen.attempts, min(attempts, 101))
-        reason = span.attributes.get("handoff_sim.handoff.reason")
-        depth = span.attributes.get("handoff_sim.handoff.depth")
-        depth = depth if isinstance(depth, int) and not isinstance(depth, bool) else 1
-        if reason == "denied_tool":
-            seen.denied.append(genai.tool_name(span))
-        elif reason == "max_depth":
-            seen.depth_denied = min(seen.depth_denied or depth, depth)
-        else:
-            seen.deepest = max(seen.deepest, depth)
-
     def attempt(self, span: RawSpan, ctx: _Ctx) -> None:
         if ctx.tool_agent is None or span.attributes.get("handoff_sim.outcome") != "timeout":
             return
-        duration = span.attributes.get("handoff_sim.duration_ms")
-        if isinstance(duration, int | float) and 0 < duration <= MAX_SECONDS * 1000:
-            seen = self.out.agents[ctx.tool_agent]
-            seen.timeout = round(duration / 1000, 6)
+        self.out.agents[ctx.tool_agent].policy.timed_out(
+            span.attributes.get("handoff_sim.duration_ms")
+        )
+
+    def link_loose_runs(self) -> None:
+        """A delegate's run our export wrote beside its attempt (not inside it) belongs to
+        the caller's handoff of the same session, else to the one open when it started."""
+        for run, agent, caller in self.loose_runs:
+            handoffs = self.our_handoffs.get(caller, [])
+            session = run.attributes.get("gen_ai.conversation.id")
+            found = next(
+                (
+                    h
+                    for h in handoffs
+                    if h.attributes.get("handoff_sim.handoff.session_id") == session
+                ),
+                None,
+            ) or next((h for h in handoffs if _within(run, h)), None)
+            if found is not None:
+                self.out.agents[caller].subagents[genai.tool_name(found)] = agent
 
     def finish(self) -> None:
+        self.link_loose_runs()
+        for seen in list(self.out.agents.values()):
+            for agent in seen.subagents.values():  # a delegate that never ran (denied)
+                self.out.agents.setdefault(agent, AgentSeen())
         for run_id, step in self.pending:
             for call in step["tool_calls"]:
                 if call["arguments"] is None:
@@ -306,8 +314,17 @@ class _Walker:
                 runs = sum(1 for kid in self.tree.kids(span) if role_of(kid) == "run")
                 parent = _parent_agent(self, span)
                 if parent is not None and runs > 1:
-                    seen = self.out.agents[parent]
-                    seen.attempts = max(seen.attempts, min(runs, 101))
+                    self.out.agents[parent].policy.attempted(runs)
+
+
+def _within(run: RawSpan, handoff: RawSpan) -> bool:
+    """Whether ``run`` started while ``handoff`` was open, by our export's sequence numbers."""
+    start = run.attributes.get("handoff_sim.seq.start")
+    low, high = (
+        handoff.attributes.get(k) for k in ("handoff_sim.seq.start", "handoff_sim.seq.end")
+    )
+    numbers = [v for v in (start, low, high) if isinstance(v, int) and not isinstance(v, bool)]
+    return len(numbers) == 3 and low <= start <= high  # type: ignore[operator]
 
 
 def _parent_agent(walker: _Walker, span: RawSpan) -> str | None:
@@ -332,7 +349,11 @@ def _message(span: RawSpan) -> str:
             message = event.attributes.get("exception.message")
             if isinstance(message, str) and message:
                 return message
-    return span.status_message or genai.error_text(span)
+    text = span.status_message or genai.error_text(span)
+    kind = span.attributes.get("error.type")
+    if isinstance(kind, str) and text.startswith(f"{kind}: "):
+        return text[len(kind) + 2 :]  # our export writes "Type: message"; the step raises it
+    return text
 
 
 def walk(label: str, tree: SpanTree) -> Walked:

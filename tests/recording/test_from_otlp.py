@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from handoff_sim.cli import main
-from handoff_sim.errors import ConfigurationError
+from handoff_sim.errors import ConfigurationError, OtlpError
 from handoff_sim.recording import recording_from_otlp
 from handoff_sim.recording._from_otlp import recording_from_otlp_data
 from handoff_sim.scenarios import load_path, run_scenario
@@ -24,8 +24,13 @@ ROOT = Path(__file__).parents[2]
 BUNDLED = [
     "scenarios/ai4j/retries_with_timeouts.yaml",
     "scenarios/ai4j/retry_recovers.yaml",
+    "scenarios/ai4j/retries_exhausted.yaml",
     "scenarios/ai4j/parallel_subagents.yaml",
+    "scenarios/ai4j/parallel_mixed_outcomes.yaml",
     "scenarios/ai4j/nested_depth.yaml",
+    "scenarios/ai4j/nested_max_depth.yaml",
+    "scenarios/ai4j/timeout_fallback.yaml",
+    "scenarios/ai4j/subagent_tool_delegation.yaml",  # the mount's name is not the agent's
 ]
 
 
@@ -254,3 +259,34 @@ def test_R6_the_conversion_never_overwrites_its_own_input(tmp_path: Path) -> Non
     with pytest.raises(ConfigurationError, match="would overwrite its own input"):
         recording_from_otlp(copy, tmp_path / "." / "trace.json")
     assert copy.read_bytes() == source.read_bytes()
+
+
+def test_R6_a_trace_no_scenario_file_can_hold_is_refused_naming_why() -> None:
+    """An agent whose tool call ran the agent itself: a scenario file cannot mount an agent
+    in itself (a sub-agent cycle), so the conversion refuses rather than write a file that
+    does not load."""
+
+    def span(sid: str, parent: str | None, operation: str, **attrs: str) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "traceId": "ef" * 16,
+            "spanId": sid * 16,
+            "name": operation,
+            "startTimeUnixNano": 1,
+            "endTimeUnixNano": 2,
+            "attributes": [
+                {"key": k.replace("_", "."), "value": {"stringValue": v}}
+                for k, v in {"gen_ai_operation_name": operation, **attrs}.items()
+            ],
+        }
+        if parent:
+            found["parentSpanId"] = parent * 16
+        return found
+
+    spans = [
+        span("1", None, "invoke_agent", gen_ai_agent_name="loop"),
+        span("2", "1", "execute_tool", gen_ai_tool_name="again"),
+        span("3", "2", "invoke_agent", gen_ai_agent_name="loop"),
+    ]
+    data = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    with pytest.raises(OtlpError, match=r"cannot be written as a scenario file: .*sub-agent cycle"):
+        recording_from_otlp_data(data)
