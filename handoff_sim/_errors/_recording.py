@@ -44,12 +44,20 @@ class ReplayMismatchError(RecordingError, ScriptError):
     """
 
     def __init__(
-        self, agent: str, step: int, differences: list[str], nearest: int | None, match: str
+        self,
+        agent: str,
+        step: int,
+        differences: list[str],
+        nearest: int | None,
+        match: str,
+        *,
+        at: str | None = None,
     ) -> None:
         if nearest is None:
             detail = "no recorded step left to compare it with"
         else:
-            detail = f"the nearest, recorded step {nearest}, differs:" + _listed(differences)
+            place = f" ({at})" if at else ""
+            detail = f"the nearest, recorded step {nearest}{place}, differs:" + _listed(differences)
         super().__init__(
             f"replay of agent {agent!r}: model call {step} matches no recorded step left "
             f"(match: {match}); {detail}"
@@ -63,10 +71,11 @@ class ReplayMismatchError(RecordingError, ScriptError):
 class ReplayExhaustedError(RecordingError, ScriptError):
     """An agent made more model calls than its recording holds answers for."""
 
-    def __init__(self, agent: str, step: int, steps: int) -> None:
+    def __init__(self, agent: str, step: int, steps: int, *, at: str | None = None) -> None:
+        place = f" ({at})" if at else ""
         super().__init__(
             f"replay of agent {agent!r} exhausted: model call {step} requested, but the "
-            f"recording holds {steps} step(s) for it and none is left"
+            f"recording holds {steps} step(s) for it{place} and none is left"
         )
         self.agent = agent
         self.step = step
@@ -95,12 +104,15 @@ class ToolReplayMismatchError(RecordingError, ScriptError):
 class UnusedRecordingError(RecordingError, AssertionError):
     """Recorded steps of an agent that no request used: the code no longer makes those calls."""
 
-    def __init__(self, agent: str, unused_steps: list[int], steps: int) -> None:
+    def __init__(
+        self, agent: str, unused_steps: list[int], steps: int, *, at: str | None = None
+    ) -> None:
         shown = ", ".join(map(str, unused_steps[:10])) + (", ..." if len(unused_steps) > 10 else "")
+        place = f", the first at {at}" if at else ""
         super().__init__(
             f"recording of agent {agent!r} has {len(unused_steps)} unused step(s) of {steps}: "
-            f"step(s) {shown} (the run no longer makes these calls: re-record it, or remove "
-            "the steps)"
+            f"step(s) {shown}{place} (the run no longer makes these calls: re-record it, or "
+            "remove the steps)"
         )
         self.agent = agent
         self.unused_steps = unused_steps

@@ -47,8 +47,9 @@ class ReplayModel:
 
     ``steps`` are script steps (dicts as a recording writes them, with ``request``,
     ``latency``, ``usage``...). ``match`` is ``fingerprint``, ``tools`` or ``order``. Lanes
-    sharing a ``ledger`` give back together what a cut-off run was served. Every request
-    is kept in :attr:`requests`; :meth:`assert_complete` proves every step was used.
+    sharing a ``ledger`` give back together what a cut-off run was served. ``places``
+    name where each step is written (``file:line``), for messages. Every request is kept
+    in :attr:`requests`; :meth:`assert_complete` proves every step was used.
     """
 
     def __init__(
@@ -59,6 +60,7 @@ class ReplayModel:
         match: MatchMode = "fingerprint",
         ledger: ReplayLedger | None = None,
         model_name: str | None = None,
+        places: Sequence[str] | None = None,
     ) -> None:
         if match not in MATCH_MODES:
             raise ConfigurationError(
@@ -71,6 +73,7 @@ class ReplayModel:
         self.fingerprints = _fingerprints(self.steps, agent)
         recorded = next((f.model for f in self.fingerprints if f is not None), None)
         self.model_name = model_name or recorded or "replay"
+        self.places = tuple(places or ())
         self.lane = ReplayLane(len(self.steps), ledger)
         self.requests: list[ModelRequest] = []
         self.failures: list[ScriptAssertionError] = []
@@ -114,7 +117,7 @@ class ReplayModel:
         if self.match == "order":
             found = self.lane.pick(lambda _: True)
             if found is None:
-                raise ReplayExhaustedError(self.agent, call, len(self.steps))
+                raise ReplayExhaustedError(self.agent, call, len(self.steps), at=self._at(-1))
             return found
         actual = fingerprint(request)
         found = self.lane.pick(self._accepts(actual), self._loose)
@@ -122,9 +125,17 @@ class ReplayModel:
             return found
         left = self.lane.left()
         if not left:
-            raise ReplayExhaustedError(self.agent, call, len(self.steps))
+            raise ReplayExhaustedError(self.agent, call, len(self.steps), at=self._at(-1))
         nearest, lines = self._nearest(actual, left)
-        raise ReplayMismatchError(self.agent, call, lines, nearest, self.match)
+        at = None if nearest is None else self._at(nearest - 1)
+        raise ReplayMismatchError(self.agent, call, lines, nearest, self.match, at=at)
+
+    def _at(self, index: int) -> str | None:
+        """Where step ``index`` is written, if known (-1: the last step)."""
+        places = self.places
+        if not places or not -len(places) <= index < len(places):
+            return None
+        return places[index]
 
     def _accepts(self, actual: Fingerprint) -> Callable[[int], bool]:
         prints = self.fingerprints
@@ -158,4 +169,5 @@ class ReplayModel:
         """Raise UnusedRecordingError if a recorded step was never used."""
         unused = self.lane.unused()
         if unused:
-            raise UnusedRecordingError(self.agent, [i + 1 for i in unused], len(self.steps))
+            numbers = [i + 1 for i in unused]
+            raise UnusedRecordingError(self.agent, numbers, len(self.steps), at=self._at(unused[0]))

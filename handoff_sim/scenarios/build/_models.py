@@ -46,8 +46,9 @@ class _Scripts:
 
             self.ledger = ReplayLedger()
 
-    def model(self, name: str, steps: list[str | dict[str, Any]]) -> ModelClient:
-        """A ScriptedModel of ``steps``, or in a recording the ReplayModel of its lane."""
+    def model(self, name: str, steps: list[str | dict[str, Any]], places: list[str]) -> ModelClient:
+        """A ScriptedModel of ``steps``, or in a recording the ReplayModel of its lane
+        (``places``: where each step is written, for its messages)."""
         from handoff_sim.testing import ReplayModel, ScriptedModel
 
         if self.recorded is None:
@@ -58,6 +59,7 @@ class _Scripts:
             match=self.recorded.match,
             ledger=self.ledger,
             model_name=_recorded_model(steps) or self.recorded.models.get(name),
+            places=places,
         )
 
 
@@ -130,7 +132,7 @@ def _built(
 ) -> ModelClient:
     where = locate(field)
     try:
-        return _model(name, model, factories, where, field, scripts)
+        return _model(name, model, factories, (where, locate), field, scripts)
     except ScenarioError:
         raise
     except Exception as exc:  # the model's own constructor refused the spec
@@ -141,13 +143,15 @@ def _model(
     name: str,
     model: ModelSpecType,
     factories: Sequence[ModelFactory],
-    where: str,
+    located: tuple[str, Locate],
     field: str,
     scripts: _Scripts,
 ) -> ModelClient:
+    where, locate = located
     if isinstance(model, ScriptModelSpec) and model.script is not None:
         steps = [script_step(s, name, i) for i, s in enumerate(model.script, 1)]
-        return scripts.model(name, steps)
+        places = [locate(f"{field}.script.{i}") for i in range(len(steps))]
+        return scripts.model(name, steps, places)
     if isinstance(model, ScriptModelSpec) and model.adversarial is not None:
         return _adversarial(model.adversarial, where)
     assert isinstance(model, CustomModelSpec)
