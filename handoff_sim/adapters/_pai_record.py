@@ -24,6 +24,7 @@ from pydantic_ai.models import Model, ModelRequestParameters, StreamedResponse, 
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RequestUsage
 
 from handoff_sim import ModelRequest, ModelResponse, ToolCall, Usage
 from handoff_sim._context import current_frame
@@ -82,6 +83,9 @@ def _raw_arguments(part: ToolCallPart) -> str:
     return part.args if isinstance(part.args, str) else part.args_as_json_str()
 
 
+_SOME_USAGE = RequestUsage(output_tokens=1)
+
+
 async def _seen(
     messages: list[ModelMessage],
     settings: ModelSettings | None,
@@ -92,7 +96,7 @@ async def _seen(
 
     async def look(_: list[ModelMessage], info: AgentInfo) -> PaiResponse:
         seen.append(info)
-        return PaiResponse(parts=[])
+        return PaiResponse(parts=[], usage=_SOME_USAGE)  # with usage: none is estimated
 
     await FunctionModel(look).request(messages, settings, parameters)
     return seen[0]
