@@ -43,6 +43,10 @@ _HEADER = (
     "# Replay it: handoff-sim run <this file>. What the spans could not say is listed\n"
     "# under recorded.notes.\n"
 )
+_STYLES = (
+    "sub-agent mounts are written as plain sub-agents: a mount's style (Flink, a SoPhi "
+    "dispatcher) is not in the spans"
+)
 _FINGERPRINTS = (
     "request fingerprints: spans do not carry the messages in the form a replay compares, "
     "so this recording replays by order (match: order)"
@@ -277,4 +281,6 @@ def _as_conversion(document: dict[str, Any], walked: Walked) -> None:
         for step in agent["model"]["script"]:
             step.pop("request", None)
     notes = [n for n in recorded.get("notes", []) if not n.startswith("the agents were read")]
+    if any(seen.subagents for seen in walked.agents.values()):
+        notes.append(_STYLES)
     recorded["notes"] = [*notes, *walked.notes, _FINGERPRINTS]

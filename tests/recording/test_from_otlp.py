@@ -290,3 +290,20 @@ def test_R6_a_trace_no_scenario_file_can_hold_is_refused_naming_why() -> None:
     data = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
     with pytest.raises(OtlpError, match=r"cannot be written as a scenario file: .*sub-agent cycle"):
         recording_from_otlp_data(data)
+
+
+def test_R6_a_file_of_several_traces_converts_the_one_chosen_by_trace_id(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exported, recording = tmp_path / "suite.json", tmp_path / "rec.yaml"
+    pair = [str(ROOT / "scenarios/ai4j/retry_recovers.yaml"), str(ROOT / BUNDLED[0])]
+    assert main(["run", *pair, "--otel", str(exported)]) == 0
+    capsys.readouterr()
+    assert main(["record", "--from-otlp", str(exported), "-o", str(recording)]) == 2
+    assert "holds 2 traces" in capsys.readouterr().err
+    assert not recording.exists()
+    [chosen] = load_path(ROOT / BUNDLED[0])
+    name = f"{ROOT / BUNDLED[0]}::{chosen.id}"
+    options = ["--trace-id", name, "-o", str(recording)]
+    assert main(["record", "--from-otlp", str(exported), *options]) == 0
+    assert yaml.safe_load(recording.read_text(encoding="utf-8"))["scenario"] == chosen.id
