@@ -1,4 +1,4 @@
-"""The ``handoff-sim`` command line: run, validate, schema, render, check and fuzz.
+"""The ``handoff-sim`` command line: run, validate, schema, render, check, record and fuzz.
 
 The console script ``handoff-sim`` and ``python -m handoff_sim`` call :func:`main`.
 Every module here is private: the command's options and exit codes are its interface

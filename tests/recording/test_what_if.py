@@ -90,6 +90,8 @@ def test_R6_command_line_with_a_15s_timeout_passes(capsys: pytest.CaptureFixture
         ("manager.max_retries=-1", "max_retries: Input should be greater than or equal to 0"),
         ("manager.timeout=soon", "invalid duration 'soon'"),
         ("timeout=10s", "expected AGENT.KEY=VALUE"),
+        ("manager.max_retries=1000000000", "less than or equal to 100"),  # no hours of retries
+        ("manager.timeout=100000000h", "at most"),
     ],
 )
 def test_R6_a_bad_policy_option_is_a_usage_error_naming_it(
