@@ -4,7 +4,7 @@ Each request gets a recorded step: in ``fingerprint`` mode the first one left wh
 fingerprint equals the request's (so parallel runs of one agent each get their own
 answer), in ``tools`` mode the first whose offered tool names are the request's, in
 ``order`` mode the next one. A step without a recorded ``request`` (removed by hand, say)
-answers the next request, whatever it asks, once every step before it was served.
+answers the next request, whatever it asks, once no step before it is left.
 The step waits its recorded latency (``asyncio.sleep``: virtual under a simulation), then
 answers or raises its recorded error; a step recorded ``cancelled`` never answers.
 """

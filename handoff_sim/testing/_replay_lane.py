@@ -89,16 +89,16 @@ class ReplayLane:
         """The first item never served that ``accepts`` takes, else the first given back.
 
         A ``loose`` item (one that records nothing to compare) is taken only as the first
-        item left of its kind: it stands for the next request, in lane order.
+        item left, fresh or given back: it stands for the next request, in lane order.
         """
         state = self._state
-        first = self._first_fresh
-        for index in range(first, len(state)):
+        returned = sorted(self._returned)
+        first = min(self._first_fresh, returned[0]) if returned else self._first_fresh
+        for index in range(self._first_fresh, len(state)):
             if state[index] == _FRESH and (accepts(index) or (index == first and loose(index))):
                 return index
-        returned = sorted(self._returned)
         for index in returned:
-            if accepts(index) or (index == returned[0] and loose(index)):
+            if accepts(index) or (index == first and loose(index)):
                 return index
         return None
 

@@ -273,6 +273,30 @@ def test_r1_a_sub_agent_retried_after_a_timeout_replays_the_same_answer() -> Non
     assert asked == [fingerprint(_request("go")).key()] * 2
 
 
+def test_a_run_cut_off_while_it_waits_for_its_own_sub_agent_gives_its_steps_back() -> None:
+    ledger = ReplayLedger()
+    deep = Agent("deep", model=ReplayModel([_step("found", "dig", "12s")], agent="deep"))
+    dig = [{"id": "d1", "name": "deep", "arguments": '{"input": "dig"}'}]
+    worker = Agent(
+        "worker",
+        model=ReplayModel([{"tool_calls": dig}, "worked"], agent="worker", ledger=ledger),
+        subagents=[SubAgent("deep", agent=deep, tool_name="deep")],
+        handoff_policy=HandoffPolicy(max_depth=2),
+    )
+    call = [{"id": "c1", "name": "worker", "arguments": '{"input": "go"}'}]
+    manager = Agent(
+        "manager",
+        model=ReplayModel([{"tool_calls": call}, "gave up"], agent="manager", ledger=ledger),
+        subagents=[SubAgent("worker", agent=worker, tool_name="worker")],
+        handoff_policy=HandoffPolicy(timeout=10, max_retries=1),
+    )
+    result = simulate(manager, "go")
+    worker_handoff = next(h for h in result.trace.handoffs() if h.tool == "worker")
+    assert (worker_handoff.status, worker_handoff.attempts) == ("failed", 2)
+    assert "timeout" in (worker_handoff.error or "")
+    assert len(worker.model.requests) == 2  # type: ignore[attr-defined]
+
+
 def test_an_unknown_match_mode_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="fingerprint, tools, order"):
         ReplayModel(["x"], agent="a", match="exact")  # type: ignore[arg-type]
