@@ -97,7 +97,8 @@ def _chat_calls(calls: object) -> list[dict[str, Any]]:
     found = []
     for call in calls if isinstance(calls, list) else []:
         if isinstance(call, dict):
-            function = call.get("function") if isinstance(call.get("function"), dict) else call
+            inner = call.get("function")
+            function: dict[str, Any] = inner if isinstance(inner, dict) else call
             found.append(
                 {
                     "type": "tool_call",
@@ -221,7 +222,8 @@ def offered_tools(label: str, span: RawSpan) -> list[dict[str, Any]]:
     for item in items if isinstance(items, list) else []:
         if not isinstance(item, dict):
             continue
-        function = item.get("function") if isinstance(item.get("function"), dict) else item
+        inner = item.get("function")
+        function: dict[str, Any] = inner if isinstance(inner, dict) else item
         if isinstance(function.get("name"), str):
             found.append(function)
     return found

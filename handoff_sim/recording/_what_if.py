@@ -6,7 +6,8 @@ of its expectations the new policies changed: passed before and fail now, or the
 A mapping of file-form keys is merged over the agent's own policy, as a matrix variant's
 ``policies:`` are; a :class:`HandoffPolicy` replaces it whole.
 
-The command line's ``--policy AGENT.KEY=VALUE`` options are read by :func:`policy_options`.
+The command line's ``--policy AGENT.KEY=VALUE`` options and ``--policy-file`` are read by
+:func:`policy_options`.
 """
 
 from __future__ import annotations
