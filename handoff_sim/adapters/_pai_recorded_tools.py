@@ -11,6 +11,8 @@ itself. What the user's function did besides running the agent is not in the fil
 
 from __future__ import annotations
 
+import inspect
+import keyword
 from typing import Any
 
 from pydantic_ai import Agent, RunContext
@@ -37,9 +39,16 @@ def _one_text_key(arguments: dict[str, Any] | str) -> str | None:
             return None
     if isinstance(arguments, dict) and len(arguments) == 1:
         key, value = next(iter(arguments.items()))
-        if isinstance(value, str):
+        if isinstance(value, str) and _parameter_name(key):
             return str(key)
     return None
+
+
+def _parameter_name(key: object) -> bool:
+    """Whether ``key`` can name a Python parameter (the delegation's signature needs one)."""
+    return (
+        isinstance(key, str) and key.isidentifier() and not keyword.iskeyword(key) and key != "ctx"
+    )
 
 
 def _calls(spec: ScenarioSpec, agent: str) -> list[tuple[str, dict[str, Any] | str]]:
@@ -80,25 +89,32 @@ def recorded_delegation(
     limits: UsageLimits,
     parameter: str,
 ) -> PaiTool[Any]:
-    """The delegation as the recorded run's tool: ``parameter`` in, the child's output out,
-    under the parent's policy (``governed_tool``, without our envelope)."""
+    """The delegation as the recorded run's tool: ``parameter: str`` in, the child's output
+    out, under the parent's policy (``governed_tool``, without our envelope).
 
-    @governed_tool(policy=plan.policy, subagent=mount.name, fallback=plan.fallback)
+    pydantic-ai validates a call against the signature as it did the user's function, so
+    a call without ``parameter`` is answered with pydantic-ai's own retry prompt.
+    """
+
     async def delegate(ctx: RunContext[Any], **arguments: Any) -> Any:
         result = await child.run(str(arguments[parameter]), usage_limits=limits)
         return result.output
 
-    schema = {
-        "type": "object",
-        "properties": {parameter: {"type": "string"}},
-        "required": [parameter],
-        "additionalProperties": False,
-    }
-    return PaiTool.from_schema(
-        delegate,
+    delegate.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter(
+                "ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=RunContext[Any]
+            ),
+            inspect.Parameter(parameter, inspect.Parameter.KEYWORD_ONLY, annotation=str),
+        ],
+        return_annotation=Any,
+    )
+    delegate.__annotations__ = {"ctx": RunContext[Any], parameter: str, "return": Any}
+    governed = governed_tool(policy=plan.policy, subagent=mount.name, fallback=plan.fallback)
+    return PaiTool(
+        governed(delegate),
         name=mount.tool_name,
         description=mount.description,
-        json_schema=schema,
         takes_ctx=True,
         sequential=not plan.parallel,
     )
