@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,14 +42,16 @@ class _Environments:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.found: list[RunEnvironment] = []
+        self._last: RunEnvironment | None = None
 
     def saw(self) -> None:
         env = current_environment()
-        if env is None:
+        if env is None or env is self._last:  # almost every call: the run seen last time
             return
         with self._lock:
             if all(e is not env for e in self.found):
                 self.found.append(env)
+            self._last = env
 
     def trace(self) -> Trace:
         """Every event of those environments, one environment after the other."""
@@ -205,12 +208,19 @@ class Recording:
         assert recorded is not None
         mode = match or recorded.match
         ledger = ReplayLedger()  # a cut-off run gives back what every lane served it
-        out: dict[str, ReplayModel] = {}
+        return {
+            name: ReplayModel(steps, agent=name, match=mode, ledger=ledger)
+            for name, steps in self._lanes.items()
+        }
+
+    @cached_property
+    def _lanes(self) -> dict[str, list[Any]]:
+        """Each recorded agent's steps as the replay models take them (worked out once)."""
+        out: dict[str, list[Any]] = {}
         for name, agent in self.spec.agents.items():
             script = getattr(agent.model, "script", None)
             if script is not None:
-                steps = [s if isinstance(s, str) else s.as_step() for s in script]
-                out[name] = ReplayModel(steps, agent=name, match=mode, ledger=ledger)
+                out[name] = [s if isinstance(s, str) else s.as_step() for s in script]
         return out
 
     def tool_answers(self) -> dict[str, Any]:

@@ -20,6 +20,10 @@ __all__ = ["elapsed_of", "expect_block", "top_level_runs"]
 
 Scrub = Callable[[str], str]
 
+MAX_TREE_HANDOFFS = 200
+"""Past this many handoffs the tree is not written as trace patterns (matching them costs
+the square of their number); ``handoffs:`` still lists every one."""
+
 
 def top_level_runs(trace: Trace) -> list[tuple[RunStartEvent, RunEndEvent | None]]:
     """The turns of the trace: each top-level run's start and end (None if it never ended)."""
@@ -69,8 +73,12 @@ def expect_block(trace: Trace, scrub: Scrub, *, elapsed: float | None) -> dict[s
     if handoffs:
         block["handoffs"] = handoffs
     events = _tree_patterns(trace.events)
-    if events:
-        block["trace"] = {"match": "per_branch", "events": events}
+    if events and len(events) <= 2 * MAX_TREE_HANDOFFS:
+        block["trace"] = {
+            "match": "per_branch",
+            "types": ["handoff_start", "handoff_end"],
+            "events": events,
+        }
     return block
 
 

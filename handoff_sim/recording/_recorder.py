@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+import msgspec
+
 from handoff_sim._models import ModelClient
 from handoff_sim.messages import ModelRequest, ModelResponse
 from handoff_sim.simulation import VirtualTimeLoop
@@ -31,13 +33,13 @@ ToolsMode = Literal["live", "recorded"]
 """Whether plain tools ran live (the file's fakes come from the trace) or were recorded."""
 
 
-@dataclass(frozen=True, slots=True)
-class ModelCall:
+class ModelCall(msgspec.Struct, frozen=True):
     """One recorded model call: what was asked, what came back (or went wrong), and when.
 
     ``start``/``end`` are readings of the running loop's clock; ``first_chunk`` is the
     time from ``start`` to the first streamed chunk. ``cancelled``: the call was cut off
-    (an attempt timed out) before it answered.
+    (an attempt timed out) before it answered. (A msgspec struct: one is built per call,
+    on the path of every recorded model call.)
     """
 
     agent: str
@@ -87,8 +89,7 @@ class Recorder:
 
     def ticket(self) -> int:
         """A number that orders a call by when it started; take it as the call starts."""
-        with self._lock:
-            return next(self._tickets)
+        return next(self._tickets)  # a C iterator: one step is atomic, no lock needed
 
     def model_call(
         self,
@@ -105,12 +106,12 @@ class Recorder:
     ) -> None:
         """Keep one model call; ``order`` (a :meth:`ticket`) is its place among calls that
         started at the same instant (default: when it is recorded)."""
-        ticket = self.ticket() if order is None else order
-        if not _in_virtual_time():
+        ticket = next(self._tickets) if order is None else order
+        if not self.real_time and not _in_virtual_time():
             self.real_time = True
-        call = ModelCall(agent, model, request, response, error, start, end, first_chunk, ticket)
-        with self._lock:
-            self._models.append(call)
+        self._models.append(  # list.append is atomic: threads and tasks may record at once
+            ModelCall(agent, model, request, response, error, start, end, first_chunk, ticket)
+        )
 
     def tool_call(
         self,
@@ -220,28 +221,40 @@ class RecordingModel:
         if self.on_call is not None:
             self.on_call()
         loop = asyncio.get_running_loop()
-        ticket = self.recorder.ticket()
+        recorder = self.recorder
+        ticket = next(recorder._tickets)
         start = loop.time()
-        response: ModelResponse | None = None
-        error: BaseException | None = None
         try:
             response = await self.real.complete(request)
-            return response
         except BaseException as exc:
-            error = exc
-            raise
-        finally:
-            self.recorder.model_call(
+            recorder.model_call(
                 self.agent or request.agent,
                 request,
-                response,
-                error,
+                None,
+                exc,
                 start,
                 loop.time(),
                 None,
                 request.model,
                 order=ticket,
             )
+            raise
+        if not recorder.real_time and type(loop) is not VirtualTimeLoop:
+            recorder.real_time = True
+        recorder._models.append(
+            ModelCall(
+                self.agent or request.agent,
+                request.model,
+                request,
+                response,
+                None,
+                start,
+                loop.time(),
+                None,
+                ticket,
+            )
+        )
+        return response
 
 
 def _in_virtual_time() -> bool:
