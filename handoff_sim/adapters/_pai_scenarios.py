@@ -35,12 +35,7 @@ from handoff_sim.adapters._pai_recorded_tools import (
     recorded_delegation,
     recorded_parameters,
 )
-from handoff_sim.adapters._scenario_runtime import (
-    AgentPlan,
-    FrameworkRuntime,
-    MountPlan,
-    ScenarioPlan,
-)
+from handoff_sim.adapters._scenario_runtime import AgentPlan, FrameworkRuntime, MountPlan
 from handoff_sim.scenarios import LoadedScenario, ScenarioRun
 
 __all__ = ["PydanticAIRuntime"]
@@ -107,10 +102,6 @@ class PydanticAIRuntime(FrameworkRuntime[Agent[Any, Any], AgentRunResult[Any]]):
         # a recording made on pydantic-ai delegates through the user's own tools' shape
         self._recorded = recorded_parameters(scenario.spec)
         return super().run(scenario, observers=observers)
-
-    def _native(self, plan: ScenarioPlan) -> None:
-        if self._recorded is None:  # a recording's calls are the framework's own already
-            super()._native(plan)
 
     def build_agent(
         self,

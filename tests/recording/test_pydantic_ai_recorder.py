@@ -230,3 +230,13 @@ def test_record_models_refuses_an_agent_without_a_model_of_its_own() -> None:
     refused = pytest.raises(ConfigurationError, match=r"agent 'helper' has no model of its own")
     with refused, record_models(boss, Recorder()):
         pass
+
+
+def test_a_recording_model_given_no_agent_name_names_calls_after_the_running_agent() -> None:
+    recorder = Recorder(runtime="pydantic-ai")
+    real = FunctionModel(lambda messages, info: PaiResponse(parts=[TextPart("hello")]))
+    greeter = Agent(RecordingModel(real, recorder), name="greeter")
+    simulate_run(lambda: greeter.run("hi"))  # simulate_run captures: the run is greeter's
+    (call,) = recorder.model_calls
+    assert (call.agent, call.request.agent) == ("greeter", "greeter")
+    assert call.model == real.model_name
