@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from handoff_sim import RunResult
     from handoff_sim.messages import ModelRequest, ModelResponse
     from pytest_handoff._record_modes import Mode
 
@@ -135,6 +136,25 @@ class HandoffRecording:
             raise MissingRecordingError(self.shown, self.mode)
         with self._replaying(agent, options) as value:
             yield value
+
+    def run(self, agent: object, user_input: str, **options: Any) -> RunResult:
+        """Run a handoff-sim ``agent`` once under :meth:`use`: a real run (``agent.run``,
+        real time) when recording, ``simulate`` (virtual time) when replaying.
+
+        ``options`` (``session=``, ``observers=``...) go to that run; for a framework
+        agent, run it yourself inside ``use``.
+        """
+        from handoff_sim import Agent, ConfigurationError, simulate
+
+        if not isinstance(agent, Agent):
+            raise ConfigurationError(
+                f"handoff_recording.run takes a handoff-sim Agent, got {type(agent).__name__}; "
+                "run a framework agent yourself inside `with handoff_recording.use(agent):`"
+            )
+        with self.use(agent):
+            if self._recorded:
+                return agent.run(user_input, **options)
+            return simulate(agent, user_input, **options)
 
     @contextmanager
     def _recording(self, agent: object, options: dict[str, Any]) -> Iterator[Any]:

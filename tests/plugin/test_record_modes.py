@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import handoff_sim.recording  # noqa: F401  (imported once here, the inner sessions keep it)
 from tests.plugin._support import run
 
 AGENTS = """
@@ -327,3 +328,56 @@ def test_r5_one_recording_block_per_test_and_records_says_what_it_did(
         """
     )
     _session(project, "--handoff-record-mode=once", "test_twice.py").assert_outcomes(passed=1)
+
+
+def test_r5_run_records_in_real_time_and_replays_in_virtual_time(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_refund="""
+        import asyncio
+
+        from agents_app import build
+        from handoff_sim import hookimpl
+
+
+        class LoopKind:
+            # notes the kind of event loop the run's events are published on
+
+            def __init__(self):
+                self.kinds = set()
+
+            @hookimpl
+            def handoff_sim_event(self, event):
+                self.kinds.add(type(asyncio.get_running_loop()).__name__)
+
+
+        def test_refund(handoff_recording):
+            seen = LoopKind()
+            result = handoff_recording.run(build(), "order 42", observers=[seen])
+            assert "approved refund order 42" in result.output
+            action = "RECORDS" if handoff_recording.records else "REPLAYS"
+            print(action, handoff_recording.mode, "ON", *sorted(seen.kinds))
+        """
+    )
+    recorded = _session(project, "--handoff-record-mode=once")
+    recorded.assert_outcomes(passed=1)
+    assert _real_calls(recorded) == ["triage", "billing", "triage"]
+    recorded.stdout.fnmatch_lines(["*RECORDS once ON *EventLoop"])  # asyncio's own loop
+    recorded.stdout.no_fnmatch_line("*VirtualTimeLoop*")
+    replayed = _session(project)
+    replayed.assert_outcomes(passed=1)
+    assert _real_calls(replayed) == []
+    replayed.stdout.fnmatch_lines(["*REPLAYS none ON VirtualTimeLoop"])
+
+
+def test_r5_run_refuses_a_framework_agent_naming_use(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_refund="""
+        import pytest
+        from handoff_sim import ConfigurationError
+
+        def test_refund(handoff_recording):
+            with pytest.raises(ConfigurationError, match="run a framework agent yourself"):
+                handoff_recording.run(object(), "order 42")
+        """
+    )
+    _session(project).assert_outcomes(passed=1)

@@ -1,16 +1,30 @@
-"""The ``handoff_recording`` fixture with a pydantic-ai agent tree: the same conventions.
+"""The ``handoff_recording`` fixture with framework agent trees: the same conventions.
 
-The "real" models are pydantic-ai ``FunctionModel``s standing in for a provider; each
-call prints ``REAL <agent>``.
+pydantic-ai: the "real" models are ``FunctionModel``s standing in for a provider, each
+call printing ``REAL <agent>``. openai-agents: the SDK's real ``OpenAIResponsesModel``
+talks over HTTP to the scripted OpenAI server on 127.0.0.1, which is stopped before
+the replays.
 """
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
-pytest.importorskip("pydantic_ai", reason="needs the optional extra 'pydantic-ai'")
+from tests._helpers import extra_installed, needs_extra
 
-import handoff_sim.adapters.pydantic_ai  # noqa: F401  (kept across the inner sessions)
+
+@pytest.fixture(autouse=True)
+def _framework_loaded_once() -> None:
+    """Import the adapter before the inner sessions, which then keep it (they restore
+    ``sys.modules`` to what it was when they started): each would import it again."""
+    importlib.import_module("handoff_sim.recording")
+    if extra_installed("pydantic_ai"):
+        importlib.import_module("handoff_sim.adapters.pydantic_ai")
+    if extra_installed("agents"):
+        importlib.import_module("handoff_sim.adapters.openai_agents")
+
 
 APP = """
 import os
@@ -67,6 +81,7 @@ def _real_calls(result: pytest.RunResult) -> list[str]:
     return [line.split("REAL ", 1)[1] for line in result.outlines if "REAL " in line]
 
 
+@needs_extra("pydantic-ai", "pydantic_ai")
 @pytest.mark.slow  # four sessions of pydantic-ai runs
 def test_r5_pydantic_ai_tree_records_replays_and_blocks_an_agent_without_a_lane(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
@@ -98,3 +113,103 @@ def test_r5_pydantic_ai_tree_records_replays_and_blocks_an_agent_without_a_lane(
             "of recordings/test_pai/test_refund.yaml*"
         ]
     )
+
+
+OAI_APP = """
+import os
+
+from agents import Agent, OpenAIResponsesModel
+from openai import AsyncOpenAI
+
+
+def build():
+    client = AsyncOpenAI(
+        base_url=os.environ["TEST_OPENAI_URL"], api_key=os.environ["TEST_OPENAI_KEY"], max_retries=0
+    )
+
+    def agent(name, prompt, **options):
+        model = OpenAIResponsesModel(model="gpt-4o", openai_client=client)
+        return Agent(name=name, instructions=prompt, model=model, **options)
+
+    billing = agent("billing", "You are billing: you issue refunds.")
+    if os.environ.get("ROUTE") == "v2":  # the refund tool now runs a new agent
+        billing_v2 = agent("billing_v2", "You are billing v2: you issue refunds.")
+        tools = [
+            billing_v2.as_tool(tool_name="billing", tool_description="refunds"),
+            billing.as_tool(tool_name="legacy", tool_description="old refunds"),
+        ]
+    else:
+        tools = [billing.as_tool(tool_name="billing", tool_description="refunds")]
+    return agent("triage", "You are triage: send refunds to billing.", tools=tools)
+"""
+
+OAI_TEST = """
+import asyncio
+
+import pytest
+from agents import Runner
+from app import build
+
+from handoff_sim.adapters.openai_agents import simulate_run
+
+pytestmark = pytest.mark.handoff_recording(match="order")
+
+
+def test_refund(handoff_recording):
+    triage = build()
+    with handoff_recording.use(triage):
+        if handoff_recording.records:  # a real run, in real time
+            output = asyncio.run(Runner.run(triage, "refund order 42")).final_output
+        else:  # the replay, in virtual time
+            output = simulate_run(Runner.run(triage, "refund order 42")).result.final_output
+    assert output == "Refund issued."
+"""
+
+
+@needs_extra("openai-agents", "agents")
+@pytest.mark.slow  # a real HTTP round trip and three sessions of SDK runs
+def test_r5_openai_agents_recorded_over_http_replays_with_the_server_stopped(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.recording._openai_server import API_KEY, Answer, Call, Lanes, OpenAIServer
+
+    server = OpenAIServer()
+    server.start()
+    calls = (Call(name="billing", arguments='{"input": "refund order 42"}'),)
+    server.serve(
+        Lanes(
+            {
+                "triage": [Answer(calls=calls), Answer(text="Refund issued.")],
+                "billing": [Answer(text="refund issued", delay=0.05)],
+            }
+        )
+    )
+    monkeypatch.setenv("TEST_OPENAI_URL", server.base_url)
+    monkeypatch.setenv("TEST_OPENAI_KEY", API_KEY)
+    pytester.makepyfile(app=OAI_APP, test_oai=OAI_TEST)
+    session = ("-p", "no:cacheprovider")
+    try:
+        recorded = pytester.runpytest_inprocess(*session, "--handoff-record-mode=once")
+    finally:
+        server.stop()
+    recorded.assert_outcomes(passed=1)
+    assert server.errors == []
+    assert len(server.requests) == 3
+    text = (pytester.path / "recordings" / "test_oai" / "test_refund.yaml").read_text()
+    assert "runtime: openai-agents" in text
+    assert API_KEY not in text
+
+    replayed = pytester.runpytest_inprocess(*session, "--handoff-block-models")
+    replayed.assert_outcomes(passed=1)  # no server: every answer came from the file
+    assert len(server.requests) == 3
+
+    monkeypatch.setenv("ROUTE", "v2")
+    blocked = pytester.runpytest_inprocess(*session, "--handoff-block-models")
+    blocked.assert_outcomes(failed=1)
+    blocked.stdout.fnmatch_lines(
+        [
+            "*RealModelBlockedError: agent 'billing_v2' called its real model during the "
+            "replay of recordings/test_oai/test_refund.yaml*"
+        ]
+    )
+    assert len(server.requests) == 3
