@@ -39,7 +39,7 @@ from _common import REPO_ROOT, Record, emit, machine, median, print_table
 sys.path.insert(0, str(REPO_ROOT))
 
 from handoff_sim import Agent, ModelRequest, ModelResponse, SubAgent, simulate
-from handoff_sim.recording import record, replay
+from handoff_sim.recording import record
 from handoff_sim.testing import ScriptedModel
 
 
@@ -235,7 +235,7 @@ def recording_overhead(sequential: int, parallel: int, delay: float, repeats: in
 _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
 
 
-def _instructions(mode: str, path: Path, sequential: int, parallel: int) -> int:
+def _instructions(mode: str, path: Path, sequential: int, parallel: int, times: int) -> int:
     command = [
         "valgrind",
         "--tool=callgrind",
@@ -250,38 +250,55 @@ def _instructions(mode: str, path: Path, sequential: int, parallel: int) -> int:
         str(sequential),
         "--parallel",
         str(parallel),
+        "--times",
+        str(times),
     ]
     done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=1800)
-    found = _COLLECTED.findall(done.stderr)
-    return int(found[-1])
+    return int(_COLLECTED.findall(done.stderr)[-1])
 
 
-def instructions(path: Path, sequential: int, parallel: int) -> Record:
-    """Instructions of one run of each, the start-up (imports, building, loading) subtracted."""
-    modes = ("none", "scripted", "replay", "load")
-    counts = {m: _instructions(m, path, sequential, parallel) for m in modes}
+def instructions(path: Path, sequential: int, parallel: int, times: int) -> Record:
+    """Instructions of ``times`` runs of each, what comes before a run subtracted (the
+    interpreter's start-up, imports, building the agents; for the replay, loading the file
+    and building its replays). Bytecode is compiled first, outside the count."""
+    subprocess.run([sys.executable, __file__, "--one", "none", "--file", str(path)], check=True)
+    modes = ("none", "scripted", "swapped", "load", "replay")
+    counts = {m: _instructions(m, path, sequential, parallel, times) for m in modes}
     scripted = counts["scripted"] - counts["none"]
     replayed = counts["replay"] - counts["load"]
     return {
         "measure": "replay / scripted (instructions)",
         "scripted": scripted,
         "replay": replayed,
+        "load": counts["load"] - counts["none"],
+        "swapped_scripted": counts["swapped"] - counts["none"],
         "ratio": replayed / scripted,
+        "ratio_to_swapped_scripted": replayed / (counts["swapped"] - counts["none"]),
         "target": 1.2,
+        "runs": times,
     }
 
 
-def _one(mode: str, path: Path, sequential: int, parallel: int) -> None:
-    """One run for callgrind: ``none`` stops after building the agents, ``load`` after
-    entering the replay (the file loaded, the models swapped), before any run."""
-    agent = _scripted(sequential, parallel)
-    if mode == "scripted":
-        simulate(agent, "go")
-    elif mode == "replay":
-        with replay(agent, path):
+def _one(mode: str, path: Path, sequential: int, parallel: int, times: int) -> None:
+    """``times`` runs for callgrind: ``none`` only builds the agents, ``load`` also loads the
+    file and builds its replays (what ``replay`` does before a run), the others run."""
+    from handoff_sim.recording import Recording
+    from handoff_sim.testing import override_models
+
+    for _ in range(times):
+        agent = _scripted(sequential, parallel)
+        if mode == "scripted":
             simulate(agent, "go")
-    elif mode == "load":
-        replay(agent, path).__enter__()  # left open: nothing ran, so nothing to check
+        elif mode == "swapped":  # scripted models swapped in by name, as replays are
+            manager, worker = _steps(sequential, parallel)
+            scripted = {"manager": ScriptedModel(manager), "worker": ScriptedModel(worker)}
+            with override_models(agent, scripted):
+                simulate(agent, "go")
+        elif mode in ("replay", "load"):
+            models = Recording.load(path).models()
+            if mode == "replay":
+                with override_models(agent, models):
+                    simulate(agent, "go")
 
 
 def _record_file(path: Path, sequential: int, parallel: int) -> None:
@@ -299,9 +316,10 @@ def main() -> int:
     parser.add_argument("--no-valgrind", action="store_true")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--file", help=argparse.SUPPRESS)
+    parser.add_argument("--times", type=int, default=3, help="runs per callgrind process")
     args = parser.parse_args()
     if args.one:
-        _one(args.one, Path(args.file), args.sequential, args.parallel)
+        _one(args.one, Path(args.file), args.sequential, args.parallel, args.times)
         return 0
     folder = Path(tempfile.mkdtemp(prefix="bench-recording-"))
     try:
@@ -313,7 +331,7 @@ def main() -> int:
             recording_overhead(args.sequential, args.parallel, args.sleep / 1000, args.repeats),
         ]
         if shutil.which("valgrind") and not args.no_valgrind:
-            records.append(instructions(path, args.sequential, args.parallel))
+            records.append(instructions(path, args.sequential, args.parallel, args.times))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     facts = {**machine(), "sequential": args.sequential, "parallel": args.parallel}

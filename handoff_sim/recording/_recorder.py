@@ -9,7 +9,9 @@ recording made on any runtime is written the same way.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import itertools
+import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -264,17 +266,8 @@ def _in_virtual_time() -> bool:
         return False
 
 
-def recorded_error(error: BaseException | None) -> dict[str, Any] | None:
-    """How an error is kept in a file: its type name and message (None when there was none)."""
-    if error is None:
-        return None
-    return {"type": type(error).__name__, "message": str(error)}
-
-
 def tool_fn_wrapper(recorder: Recorder, agent: str, name: str, fn: Any) -> Any:
     """``fn`` (a tool's function) recording each call: arguments, result or error, times."""
-    import inspect
-    import json
 
     async def recorded(**arguments: Any) -> Any:
         loop = asyncio.get_running_loop()

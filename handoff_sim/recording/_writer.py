@@ -9,10 +9,8 @@ no machine path ever reaches it.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
-import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -23,24 +21,19 @@ import msgspec
 
 from handoff_sim import Trace, __version__
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.events import HandoffStartEvent, ToolEndEvent, ToolStartEvent
 from handoff_sim.recording._expect import elapsed_of, expect_block, top_level_runs
+from handoff_sim.recording._fakes import fake_tools
 from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Redaction, Scrubber, machine_paths
 from handoff_sim.recording._yaml_out import render
-from handoff_sim.scenarios.schema import RECORDING_FORMAT, RaisesSpec
+from handoff_sim.scenarios.schema import RECORDING_FORMAT
 from handoff_sim.testing import SimulatedModelError, fingerprint
 
 if TYPE_CHECKING:
     from handoff_sim import ModelRequest
-    from handoff_sim.recording._recorder import ModelCall, Recorder, ToolCallRecord
+    from handoff_sim.recording._recorder import ModelCall, Recorder
 
 __all__ = ["recording_document", "write_recording", "write_text"]
-
-_RAISABLE = frozenset(RaisesSpec.model_fields["type"].annotation.__args__)  # type: ignore[union-attr]
-_TOOL_ERROR = re.compile(r"Error: ([A-Za-z_][A-Za-z0-9_]*)(?:: (.*))?\Z", re.DOTALL)
-_NEVER = "24h"
-"""The latency of a recorded call that was cut off: it does not answer in a replay either."""
 
 
 def write_recording(
@@ -90,7 +83,7 @@ def recording_document(
     notes = list(graph.notes)
     lanes = recorder.lanes()
     agent_blocks = _agents(graph, lanes, scrub)
-    tools = _tools(recorder, trace, graph, scrub, notes)
+    tools = fake_tools(recorder, trace, graph, scrub, notes)
     turns = _turns(trace, inputs, scrub)
     if elapsed is None and recorder.real_time and recorder.runtime != "handoff-sim":
         notes.append("elapsed is not written: the run was recorded in real time")
@@ -226,109 +219,6 @@ def _model_error(error: BaseException | None) -> str:
         return str(error)
     message = str(error)
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
-
-
-# -- tools -----------------------------------------------------------------------------
-
-
-def _tools(
-    recorder: Recorder, trace: Trace, graph: AgentGraph, scrub: Scrubber, notes: list[str]
-) -> dict[str, dict[str, Any]]:
-    """Each plain tool of the graph as a fake: its description, parameters and answers."""
-    answers: dict[str, list[dict[str, Any]]] = {name: [] for name in graph.tools}
-    if recorder.tools == "recorded":
-        for record in recorder.tool_calls:
-            if record.name in answers:
-                answers[record.name].append(_recorded_answer(record, scrub, notes))
-    else:
-        for start, end in _plain_tool_calls(trace, graph):
-            if start.tool in answers:
-                answers[start.tool].append(_traced_answer(start, end, scrub, notes))
-    out: dict[str, dict[str, Any]] = {}
-    for name, spec in graph.tools.items():
-        fake: dict[str, Any] = {"description": scrub.text(spec.get("description", ""))}
-        if "parameters" in spec:
-            fake["parameters"] = spec["parameters"]
-        fake["answers"] = answers[name]
-        out[name] = fake
-    return out
-
-
-def _plain_tool_calls(
-    trace: Trace, graph: AgentGraph
-) -> list[tuple[ToolStartEvent, ToolEndEvent | None]]:
-    """Every plain-tool call of the trace (handoffs left out), with its end, in start order."""
-    handoffs = {(e.run_id, e.call_id) for e in trace.of_type(HandoffStartEvent)}
-    starts: dict[tuple[int, str, str], ToolStartEvent] = {}
-    ends: dict[tuple[int, str, str], ToolEndEvent] = {}
-    segment, last = 0, 0
-    for event in trace:
-        segment, last = (segment + 1 if event.seq <= last else segment), event.seq
-        if isinstance(event, ToolStartEvent | ToolEndEvent):
-            if (event.run_id, event.call_id) in handoffs or event.tool in graph.subagent_tools:
-                continue
-            key = (segment, event.run_id, event.call_id)
-            if isinstance(event, ToolStartEvent):
-                starts[key] = event
-            else:
-                ends[key] = event
-    return [(start, ends.get(key)) for key, start in starts.items()]
-
-
-def _arguments(raw: str, scrub: Scrubber) -> dict[str, Any] | str:
-    text = scrub.text(raw)
-    try:
-        value = json.loads(text) if text.strip() else {}
-    except (ValueError, RecursionError):
-        return text
-    return value if isinstance(value, dict) else text
-
-
-def _traced_answer(
-    start: ToolStartEvent, end: ToolEndEvent | None, scrub: Scrubber, notes: list[str]
-) -> dict[str, Any]:
-    answer: dict[str, Any] = {"arguments": _arguments(start.arguments, scrub)}
-    if end is None or end.status == "cancelled":
-        answer["returns"] = ""
-        answer["latency"] = _NEVER
-        return answer
-    output = end.output or ""
-    if end.status == "error":
-        answer["raises"] = _raises_from_text(start.tool, output, scrub, notes)
-    else:
-        answer["returns"] = scrub.text(output)
-    answer["latency"] = duration_text(end.t - start.t)
-    return answer
-
-
-def _raises_from_text(tool: str, output: str, scrub: Scrubber, notes: list[str]) -> dict[str, Any]:
-    found = _TOOL_ERROR.match(output)
-    if found and found.group(1) in _RAISABLE:
-        return {"type": found.group(1), "message": scrub.text(found.group(2) or "")}
-    notes.append(f"tool {tool!r}: an error the file cannot name is written as a RuntimeError")
-    text = output[len("Error: ") :] if output.startswith("Error: ") else output
-    return {"type": "RuntimeError", "message": scrub.text(text)}
-
-
-def _recorded_answer(record: ToolCallRecord, scrub: Scrubber, notes: list[str]) -> dict[str, Any]:
-    import asyncio
-
-    answer: dict[str, Any] = {"arguments": _arguments(record.arguments, scrub)}
-    error = record.error
-    if isinstance(error, asyncio.CancelledError):
-        answer["returns"] = ""
-        answer["latency"] = _NEVER
-        return answer
-    if error is not None:
-        kind = type(error).__name__
-        if kind not in _RAISABLE:
-            notes.append(f"tool {record.name!r}: {kind} is written as a RuntimeError")
-            kind = "RuntimeError"
-        answer["raises"] = {"type": kind, "message": scrub.text(str(error))}
-    else:
-        answer["returns"] = scrub.text(record.result or "")
-    answer["latency"] = duration_text(record.end - record.start)
-    return answer
 
 
 # -- turns -----------------------------------------------------------------------------

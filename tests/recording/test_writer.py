@@ -186,3 +186,73 @@ def test_no_machine_path_reaches_the_file(tmp_path: Path) -> None:
         assert machine not in text
     assert "<path>" in text
     assert "machine paths" in " ".join(yaml.safe_load(text)["recorded"]["redacted"])
+
+
+def test_a_block_that_ran_nothing_is_refused_naming_why(tmp_path: Path) -> None:
+    path = tmp_path / "empty.yaml"
+    block = record(_agent(), path)
+    block.__enter__()
+    with pytest.raises(ConfigurationError, match="no run of the agent was made"):
+        block.__exit__(None, None, None)
+    assert not path.exists()
+
+
+def test_without_an_agent_tree_the_graph_is_read_from_the_trace(tmp_path: Path) -> None:
+    from handoff_sim.recording import Recorder, RecordingModel
+
+    agent = _agent()
+    recorder = Recorder()
+    billing = agent.subagents[0].agent
+    with (
+        agent.override(model=RecordingModel(agent.model, recorder)),
+        billing.override(model=RecordingModel(billing.model, recorder)),
+    ):
+        result = simulate(agent, "refund order 42")
+    path = recorder.write(
+        tmp_path / "t.yaml", result.trace, scenario="t", inputs=["refund order 42"]
+    )
+    document = yaml.safe_load(path.read_text())
+    assert document["agents"]["triage"]["subagents"] == [
+        {"agent": "billing", "tool_name": "billing"}
+    ]
+    assert document["agents"]["billing"]["tools"] == ["lookup"]
+    assert any("read from the trace" in note for note in document["recorded"]["notes"])
+    assert main(["validate", str(path)]) == 0
+
+
+def test_recorded_tools_are_served_from_the_recording_in_a_replay(tmp_path: Path) -> None:
+    from handoff_sim.recording import replay
+
+    calls: list[int] = []
+
+    def build() -> Agent:
+        @tool
+        def charge(amount: int) -> str:
+            """Charge a card (a real payment service)."""
+            calls.append(amount)
+            return f"charged {amount}"
+
+        return Agent(
+            "shop",
+            ScriptedModel(
+                [
+                    {"tool_calls": [{"id": "c", "name": "charge", "arguments": {"amount": 5}}]},
+                    "paid",
+                ]
+            ),
+            tools=[charge],
+        )
+
+    path = tmp_path / "shop.yaml"
+    agent = build()
+    with record(agent, path, tools="recorded"):
+        simulate(agent, "pay")
+    assert calls == [5]
+    assert yaml.safe_load(path.read_text())["recorded"]["tools"] == "recorded"
+    again = build()
+    with replay(again, path):
+        result = simulate(again, "pay")
+    assert result.output == "paid"
+    assert calls == [5]  # the service was not called again
+    tool_end = [e for e in result.trace if e.type == "tool_end"]
+    assert [e.output for e in tool_end] == ["charged 5"]  # type: ignore[attr-defined]
