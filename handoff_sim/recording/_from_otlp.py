@@ -25,6 +25,7 @@ from handoff_sim._otlp import choose_trace
 from handoff_sim._otlp._parse import read_source
 from handoff_sim._otlp._tree import SpanTree, trees
 from handoff_sim.errors import ConfigurationError, OtlpError
+from handoff_sim.events import RunEndEvent
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec, Usage
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder
@@ -114,6 +115,7 @@ def recording_from_otlp_data(
         description="converted from OpenTelemetry spans",
     )
     _as_conversion(document, walked)
+    _lift(document, trace, walked, redaction or Redaction())
     text = render(document, _HEADER)
     try:  # a conversion never writes a file that does not load
         load_text(text, path=f"<recording of {label}>")
@@ -224,41 +226,56 @@ def _graph(walked: Walked) -> AgentGraph:
 
 
 def _agent_block(walked: Walked, name: str, graph: AgentGraph) -> dict[str, Any]:
+    """One agent in file form: its tools, mounts and policy, prompt, step bound."""
     seen = walked.agents[name]
     block: dict[str, Any] = {}
     plain = [tool for tool in seen.offered if tool not in seen.subagents and tool in walked.tools]
     if plain:
         block["tools"] = plain
     for tool in plain:
-        definition = seen.offered[tool]
-        spec: dict[str, Any] = {"description": str(definition.get("description") or "")}
-        if isinstance(definition.get("parameters"), dict):
-            spec["parameters"] = definition["parameters"]
-        else:
-            graph.notes.append(f"tool {tool}: its parameters are not in the spans")
-        graph.tools.setdefault(tool, spec)
+        _tool_spec(graph, tool, seen.offered[tool])
     if seen.subagents:
-        graph.subagent_tools.update(seen.subagents)
-        block["subagents"] = [_mount(seen, tool, agent) for tool, agent in seen.subagents.items()]
-        if any(len(s.step.get("tool_calls", ())) > 1 for s in seen.steps):
-            block["parallel_tool_calls"] = True
-        policy, unsaid = seen.policy.block(seen.subagents)
-        if policy:
-            block["policy"] = policy
-        executor, more = seen.policy.tool_executor()
-        if executor is not None:
-            block["tool_executor"] = executor
-        graph.notes.extend(f"agent {name}: {note}" for note in [*unsaid, *more])
-        known = ", ".join(policy) or "nothing"
-        graph.notes.append(
-            f"agent {name}: its handoff policy is not in the spans; written from what its "
-            f"handoffs show: {known}; every other policy field is the default"
-        )
+        block |= _delegation(seen, name, graph)
     if seen.most_chats > 20:
         block["max_steps"] = seen.most_chats
     if not seen.steps:
         graph.notes.append(f"agent {name}: never called its model in the trace (an empty script)")
-    graph.notes.append(f"agent {name}: its system prompt is not in the spans")
+    if seen.system_prompt is not None:
+        block["system_prompt"] = seen.system_prompt
+    else:
+        graph.notes.append(f"agent {name}: its system prompt is not in the spans")
+    return block
+
+
+def _tool_spec(graph: AgentGraph, tool: str, definition: dict[str, Any]) -> None:
+    spec: dict[str, Any] = {"description": str(definition.get("description") or "")}
+    if isinstance(definition.get("parameters"), dict):
+        spec["parameters"] = definition["parameters"]
+    else:
+        graph.notes.append(f"tool {tool}: its parameters are not in the spans")
+    graph.tools.setdefault(tool, spec)
+
+
+def _delegation(seen: AgentSeen, name: str, graph: AgentGraph) -> dict[str, Any]:
+    """The mounts of a calling agent, and the policy and primary executor its handoffs show."""
+    graph.subagent_tools.update(seen.subagents)
+    block: dict[str, Any] = {
+        "subagents": [_mount(seen, tool, agent) for tool, agent in seen.subagents.items()]
+    }
+    if any(len(s.step.get("tool_calls", ())) > 1 for s in seen.steps):
+        block["parallel_tool_calls"] = True
+    policy, unsaid = seen.policy.block(seen.subagents)
+    if policy:
+        block["policy"] = policy
+    executor, more = seen.policy.tool_executor()
+    if executor is not None:
+        block["tool_executor"] = executor
+    graph.notes.extend(f"agent {name}: {note}" for note in [*unsaid, *more])
+    known = ", ".join(policy) or "nothing"
+    graph.notes.append(
+        f"agent {name}: its handoff policy is not in the spans; written from what its "
+        f"handoffs show: {known}; every other policy field is the default"
+    )
     return block
 
 
@@ -269,6 +286,29 @@ def _mount(seen: AgentSeen, tool: str, agent: str) -> dict[str, Any]:
         entry["name"] = name
     entry["tool_name"] = tool
     return entry
+
+
+def _lift(document: dict[str, Any], trace: Trace, walked: Walked, redaction: Redaction) -> None:
+    """Expectations of the top agent when a workflow span wrapped it (OpenInference's
+    ``Agent workflow``): the imported trace reads that span as one more agent run, the
+    recording does not, so its depths are one less and the output is the top agent's."""
+    if not walked.lifted:
+        return
+    expect = document["expect"]
+    for event in expect.get("trace", {}).get("events", []):
+        if isinstance(event.get("depth"), int):
+            event["depth"] -= walked.lifted
+    ends = [
+        e for e in trace.of_type(RunEndEvent) if e.agent == walked.root and e.depth == walked.lifted
+    ]
+    if ends and ends[-1].status == "completed":
+        scrub = redaction.scrubber()
+        expect.pop("error", None)
+        output = ends[-1].output if ends[-1].output is not None else walked.output
+        expect["output"] = None if output is None else scrub.text(output)
+        document["recorded"]["redacted"] = sorted(
+            {*document["recorded"]["redacted"], *scrub.report()}
+        )
 
 
 def _as_conversion(document: dict[str, Any], walked: Walked) -> None:

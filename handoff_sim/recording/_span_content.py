@@ -20,7 +20,17 @@ from handoff_sim._otlp._parse import RawSpan
 from handoff_sim._safe import JsonProblem, parse_json
 from handoff_sim.errors import OtlpFormatError
 
-__all__ = ["Answer", "CallSeen", "answer_of", "model_of", "offered_tools", "usage_of"]
+__all__ = [
+    "Answer",
+    "CallSeen",
+    "answer_of",
+    "input_of",
+    "model_of",
+    "offered_tools",
+    "system_prompt_of",
+    "tool_definition",
+    "usage_of",
+]
 
 _OUTPUT = "gen_ai.output.messages"
 _COMPLETION = "gen_ai.completion"
@@ -226,4 +236,68 @@ def offered_tools(label: str, span: RawSpan) -> list[dict[str, Any]]:
         function: dict[str, Any] = inner if isinstance(inner, dict) else item
         if isinstance(function.get("name"), str):
             found.append(function)
+    return found
+
+
+def _parts_text(parts: object) -> str | None:
+    """The text of a list of GenAI parts (``[{"type": "text", "content": ...}]``)."""
+    if not isinstance(parts, list):
+        return None
+    texts = [
+        p["content"]
+        for p in parts
+        if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("content"), str)
+    ]
+    return "".join(texts) if texts else None
+
+
+def system_prompt_of(label: str, span: RawSpan) -> str | None:
+    """The instructions a model call was sent: pydantic-ai's ``gen_ai.system_instructions``,
+    the ``instructions`` of OpenInference's ``llm.invocation_parameters``, or a system
+    message among ``gen_ai.input.messages``."""
+    attributes = span.attributes
+    key = "gen_ai.system_instructions"
+    if attributes.get(key) is not None:
+        return _parts_text(_json(label, span, key, attributes[key]))
+    key = "llm.invocation_parameters"
+    if attributes.get(key) is not None:
+        parameters = _json(label, span, key, attributes[key])
+        found = parameters.get("instructions") if isinstance(parameters, dict) else None
+        return found if isinstance(found, str) and found else None
+    key = "gen_ai.input.messages"
+    if attributes.get(key) is not None:
+        for message in _listed(_json(label, span, key, attributes[key])):
+            if message.get("role") == "system":
+                return _parts_text(message.get("parts")) or as_text(message.get("content"))
+    return None
+
+
+def input_of(label: str, span: RawSpan) -> str | None:
+    """The last user message of a model call's OpenInference ``input.value`` (a JSON list
+    of messages), when the GenAI attributes do not say."""
+    value = span.attributes.get("input.value")
+    if not isinstance(value, str) or not value.lstrip().startswith("["):
+        return None
+    for message in reversed(_listed(_json(label, span, "input.value", value))):
+        if message.get("role") == "user" and isinstance(message.get("content"), str):
+            return str(message["content"])
+    return None
+
+
+def _listed(value: object) -> list[dict[str, Any]]:
+    return [m for m in value if isinstance(m, dict)] if isinstance(value, list) else []
+
+
+def tool_definition(label: str, span: RawSpan, name: str) -> dict[str, Any]:
+    """A tool's definition as a tool span gives it (OpenInference's ``tool.description``
+    and ``tool.parameters``); just its name when the span does not say."""
+    found: dict[str, Any] = {"name": name}
+    description = span.attributes.get("tool.description")
+    if isinstance(description, str):
+        found["description"] = description
+    key = "tool.parameters"
+    if span.attributes.get(key) is not None:
+        parameters = _json(label, span, key, span.attributes[key])
+        if isinstance(parameters, dict):
+            found["parameters"] = parameters
     return found

@@ -17,7 +17,15 @@ from handoff_sim._otlp import _genai as genai
 from handoff_sim._otlp._parse import RawSpan
 from handoff_sim._otlp._tree import SpanTree, role_of
 from handoff_sim.errors import OtlpFormatError
-from handoff_sim.recording._span_content import answer_of, model_of, offered_tools, usage_of
+from handoff_sim.recording._span_content import (
+    answer_of,
+    input_of,
+    model_of,
+    offered_tools,
+    system_prompt_of,
+    tool_definition,
+    usage_of,
+)
 from handoff_sim.recording._span_policy import PolicySeen
 
 __all__ = ["AgentSeen", "StepSeen", "ToolCallSeen", "ToolSeen", "Walked", "walk"]
@@ -60,6 +68,7 @@ class AgentSeen:
     model: str | None = None
     most_chats: int = 0
     policy: PolicySeen = field(default_factory=PolicySeen)
+    system_prompt: str | None = None
 
 
 @dataclass(slots=True)
@@ -79,6 +88,10 @@ class Walked:
     root: str | None = None
     notes: list[str] = field(default_factory=list)
     ours: bool = False
+    lifted: int = 0
+    """How many workflow spans around the top agent were not read as agent runs."""
+    output: str | None = None
+    """The text the top agent's last model call answered (its last run's output)."""
     runtime: str | None = None
 
 
@@ -102,6 +115,7 @@ class _Walker:
         self.plain: list[tuple[RawSpan, str]] = []  # (tool span, agent)
         self.missing_content: set[str] = set()
         self.loose_runs: list[tuple[RawSpan, str, str]] = []  # (run span, agent, caller)
+        self.last_root: RawSpan | None = None
         self.our_handoffs: dict[str, list[RawSpan]] = {}  # caller -> its handoff tool spans
 
     def fail(self, span: RawSpan, what: str) -> OtlpFormatError:
@@ -143,9 +157,13 @@ class _Walker:
     def agent_run(self, span: RawSpan, ctx: _Ctx) -> _Ctx:
         agent = _agent_name(span)
         if ctx.agent is None and not self.own_chats(span) and self.has_runs(span):
+            self.out.lifted += 1
             return ctx  # a workflow span around the agents (OpenInference's trace root)
         seen = self.out.agents.setdefault(agent, AgentSeen())
         seen.most_chats = max(seen.most_chats, self.own_chats(span))
+        chats = self.reached(span, "chat")
+        if seen.system_prompt is None and chats:
+            seen.system_prompt = system_prompt_of(self.label, chats[0])
         if ctx.tool is not None and ctx.tool_agent is not None:
             tool = genai.tool_name(ctx.tool)
             self.out.agents[ctx.tool_agent].subagents[tool] = agent  # the agent that ran
@@ -164,20 +182,36 @@ class _Walker:
                 f"{self.out.root!r}: a recording replays one top-level agent",
             )
         self.out.root = agent
-        first_chat = next((c for c in self.tree.kids(span) if role_of(c) == "chat"), None)
+        self.last_root = span
+        first_chat = next(iter(self.reached(span, "chat")), None)
         given = span.attributes.get("handoff_sim.input")
         found = given if isinstance(given, str) else genai.run_input(span, first_chat)
+        if not found and first_chat is not None and not isinstance(given, str):
+            found = input_of(self.label, first_chat) or ""
         if not found and not isinstance(given, str):
             self.out.notes.append(
                 f"turn {len(self.out.inputs) + 1}: its input is not in the spans (empty input)"
             )
         self.out.inputs.append(found)
 
+    def reached(self, span: RawSpan, role: str) -> list[RawSpan]:
+        """The spans of ``role`` a run holds, through spans we do not map (OpenInference's
+        ``turn`` chains), not through other runs, tool calls or model calls."""
+        found, stack = [], list(reversed(self.tree.kids(span)))
+        while stack:
+            kid = stack.pop()
+            kind = role_of(kid)
+            if kind == role:
+                found.append(kid)
+            elif kind is None:
+                stack.extend(reversed(self.tree.kids(kid)))
+        return found
+
     def own_chats(self, span: RawSpan) -> int:
-        return sum(1 for kid in self.tree.kids(span) if role_of(kid) == "chat")
+        return len(self.reached(span, "chat"))
 
     def has_runs(self, span: RawSpan) -> bool:
-        return any(role_of(kid) == "run" for kid in self.tree.kids(span))
+        return bool(self.reached(span, "run"))
 
     def chat(self, span: RawSpan, ctx: _Ctx) -> None:
         assert ctx.agent is not None
@@ -273,6 +307,9 @@ class _Walker:
 
     def finish(self) -> None:
         self.link_loose_runs()
+        chats = self.reached(self.last_root, "chat") if self.last_root is not None else []
+        if chats and chats[-1].status_code != 2:
+            self.out.output = answer_of(self.label, chats[-1]).text
         for seen in list(self.out.agents.values()):
             for agent in seen.subagents.values():  # a delegate that never ran (denied)
                 self.out.agents.setdefault(agent, AgentSeen())
@@ -305,7 +342,7 @@ class _Walker:
             self.latency(span),
         )
         self.out.tools.setdefault(name, ToolSeen()).calls.append(call)
-        self.out.agents[agent].offered.setdefault(name, {"name": name})
+        self.out.agents[agent].offered.setdefault(name, tool_definition(self.label, span, name))
 
     def foreign_attempts(self) -> None:
         """Runs of one delegate inside one tool call are its attempts (retries)."""

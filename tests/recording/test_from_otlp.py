@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import yaml
@@ -17,6 +17,9 @@ from handoff_sim.recording import recording_from_otlp
 from handoff_sim.recording._from_otlp import recording_from_otlp_data
 from handoff_sim.scenarios import load_path, run_scenario
 from handoff_sim.trace import Trace
+
+if TYPE_CHECKING:
+    from ._openai_server import OpenAIServer
 
 pytest.importorskip("opentelemetry.sdk", reason="needs the optional extra 'otel'")
 
@@ -159,6 +162,98 @@ def test_R6_spans_without_content_say_what_is_missing(
     assert "agent triage: the spans carry no content of its model calls' answers" in err
     notes = yaml.safe_load(output.read_text(encoding="utf-8"))["recorded"]["notes"]
     assert any("content capture was off" in note for note in notes)
+
+
+@pytest.mark.slow
+def test_R6_openai_agents_traces_through_openinference_convert_into_a_recording_that_replays(
+    tmp_path: Path, openai_server: OpenAIServer
+) -> None:
+    """openai-agents' real OpenAI model talks to a local scripted server while
+    openinference-instrumentation-openai-agents turns the SDK's traces into spans.
+
+    Slow: it imports openai-agents and OpenInference (whose instrument() patches the SDK)
+    and makes real HTTP calls, seconds in all on a busy machine."""
+    pytest.importorskip(
+        "openinference.instrumentation.openai_agents",
+        reason="needs openinference-instrumentation-openai-agents",
+    )
+    from agents import Agent, OpenAIResponsesModel, Runner, function_tool
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from handoff_sim.otel import otlp_json
+
+    from ._openai_server import Answer, Call, Lanes
+
+    @function_tool
+    def lookup(order: int) -> str:
+        """Look an order up."""
+        return f"order {order} shipped"
+
+    openai_server.serve(
+        Lanes(
+            {
+                "triage": [
+                    Answer(
+                        calls=(
+                            Call(name="billing", arguments='{"input":"refund 42"}'),
+                            Call(name="lookup", arguments='{"order":42}'),
+                        )
+                    ),
+                    Answer(text="all done"),
+                ],
+                "billing": [Answer(text="refunded")],
+            }
+        )
+    )
+    client = openai_server.client()
+    billing = Agent(
+        name="billing",
+        instructions="You are billing.",
+        model=OpenAIResponsesModel("gpt-4o-mini", client),
+    )
+    triage = Agent(
+        name="triage",
+        instructions="You are triage.",
+        model=OpenAIResponsesModel("gpt-4o", client),
+        tools=[billing.as_tool(tool_name="billing", tool_description="refunds"), lookup],
+    )
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrumentor = OpenAIAgentsInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        assert asyncio.run(Runner.run(triage, "refund order 42")).final_output == "all done"
+    finally:
+        instrumentor.uninstrument()
+    openai_server.stop()  # the replay needs no server
+    source = tmp_path / "openai-agents.json"
+    source.write_text(json.dumps(otlp_json(exporter.get_finished_spans())), encoding="utf-8")
+
+    converted = recording_from_otlp(source, tmp_path / "rec.yaml")
+    data = converted.data
+    assert data["recorded"]["runtime"] == "openai-agents"
+    assert data["recorded"]["models"] == {"triage": "gpt-4o", "billing": "gpt-4o-mini"}
+    assert list(data["agents"]) == ["triage", "billing"]  # no agent for the workflow span
+    triage_block = data["agents"]["triage"]
+    assert triage_block["system_prompt"] == "You are triage."
+    assert triage_block["subagents"] == [{"agent": "billing", "tool_name": "billing"}]
+    calls = triage_block["model"]["script"][0]["tool_calls"]
+    assert [(c["name"], c["arguments"]) for c in calls] == [
+        ("billing", '{"input":"refund 42"}'),
+        ("lookup", '{"order":42}'),
+    ]
+    assert data["tools"]["lookup"]["parameters"]["required"] == ["order"]
+    assert data["run"] == [{"input": "refund order 42"}]
+    assert data["expect"]["output"] == "all done"
+    replayed = run_scenario(tmp_path / "rec.yaml")
+    assert replayed.passed, replayed.render_failure()
+    assert [(r.agent, r.subagent, r.status) for r in replayed.trace.handoffs()] == [
+        ("triage", "billing", "completed")
+    ]
 
 
 def test_R6_openinference_flattened_messages_become_tool_calls() -> None:
