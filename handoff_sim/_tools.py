@@ -18,6 +18,7 @@ __all__ = [
     "ToolExecutor",
     "ToolOutput",
     "ToolSetExecutor",
+    "call_executor",
     "format_tool_error",
     "parse_arguments",
     "tool",
@@ -214,6 +215,14 @@ class ToolSetExecutor:
         if found is None:
             raise UnknownToolError(call.name, f"Tool '{call.name}' not found")
         return await found.invoke(parse_arguments(call))
+
+
+async def call_executor(executor: ToolExecutor, call: ToolCall) -> ToolResult:
+    """Run ``executor.execute(call)``, awaiting it when it is async."""
+    result = executor.execute(call)
+    if inspect.isawaitable(result):
+        result = await result
+    return result if isinstance(result, str | ToolOutput) else str(result)
 
 
 def parse_arguments(call: ToolCall) -> dict[str, Any]:

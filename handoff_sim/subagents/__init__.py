@@ -6,7 +6,7 @@ and so are the policy's file-form blocks the scenario schema reads.
 """
 
 from handoff_sim.subagents._definition import Refusal, SubAgent
-from handoff_sim.subagents._executor import HandoffExecutor, call_executor, safe_message
+from handoff_sim.subagents._executor import HandoffExecutor
 from handoff_sim.subagents._input import envelope, resolve_input
 from handoff_sim.subagents._naming import (
     SUBAGENT_PREFIX,
@@ -31,10 +31,8 @@ __all__ = [
     "RetryOnBlock",
     "SessionMode",
     "SubAgent",
-    "call_executor",
     "check_explicit_tool_name",
     "envelope",
     "normalize_tool_name",
     "resolve_input",
-    "safe_message",
 ]

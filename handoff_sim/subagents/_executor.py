@@ -7,7 +7,6 @@ executor, which never learns the sub-agent names.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,7 +14,7 @@ from dataclasses import dataclass, field
 from handoff_sim._context import ENVIRONMENT, FRAME, Frame, RunEnvironment
 from handoff_sim._safe import describe_error, error_message
 from handoff_sim._sessions import Session, try_save
-from handoff_sim._tools import ToolExecutor, ToolOutput, format_tool_error
+from handoff_sim._tools import ToolExecutor, ToolOutput, call_executor, format_tool_error
 from handoff_sim.errors import (
     BudgetExceededError,
     HandoffDeniedError,
@@ -41,7 +40,7 @@ from handoff_sim.subagents._input import unwrap_output
 from handoff_sim.subagents._policy import FailureAction, HandoffPolicy, SessionMode
 from handoff_sim.subagents._retry import retry_error
 
-__all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
+__all__ = ["HandoffExecutor", "safe_message"]
 
 # Errors that must never be retried or turned into a tool result: a nested denial
 # (policy says abort), a misused fake model (the test itself is wrong), a used-up
@@ -49,14 +48,6 @@ __all__ = ["HandoffExecutor", "ToolOutput", "call_executor", "safe_message"]
 _NEVER_RETRIED = (HandoffDeniedError, ScriptError, BudgetExceededError, SessionStoreError)
 
 _NEVER_REFUSES = SubAgent.refuse
-
-
-async def call_executor(executor: ToolExecutor, call: ToolCall) -> str | ToolOutput:
-    """Run ``executor.execute(call)``, awaiting it when it is async."""
-    result = executor.execute(call)
-    if inspect.isawaitable(result):
-        result = await result
-    return result if isinstance(result, str | ToolOutput) else str(result)
 
 
 def safe_message(exc: BaseException) -> str:

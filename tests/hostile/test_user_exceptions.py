@@ -31,7 +31,7 @@ from handoff_sim.messages import ModelRequest, ToolCall
 from handoff_sim.scenarios.expect import describe_error as describe_scenario_error
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
-from handoff_sim.subagents import safe_message
+from handoff_sim.subagents._executor import safe_message
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from tests._helpers import call, delegate, leaf, parent_of, turn
 from tests.hostile._support import open_starts, run_hostile

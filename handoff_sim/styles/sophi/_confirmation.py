@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from handoff_sim._context import Frame, RunEnvironment, current_environment, current_frame
 from handoff_sim._safe import describe_error
-from handoff_sim._tools import ToolExecutor, ToolOutput
+from handoff_sim._tools import ToolExecutor, ToolOutput, call_executor
 from handoff_sim.events import (
     ConfirmationDecision,
     ConfirmationDecisionEvent,
@@ -28,7 +28,6 @@ from handoff_sim.events import (
 )
 from handoff_sim.messages import ToolCall
 from handoff_sim.styles.sophi._risk import RiskLevel
-from handoff_sim.subagents import call_executor
 
 __all__ = [
     "ALLOW_ALL",

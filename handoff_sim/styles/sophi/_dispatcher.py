@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 from handoff_sim._context import current_frame
 from handoff_sim._models import ModelClient
+from handoff_sim._safe import error_message
 from handoff_sim._sessions import InMemorySessionStore, Session, SessionStore
 from handoff_sim._tools import Tool, ToolSetExecutor, parse_arguments
 from handoff_sim.errors import ConfigurationError
@@ -36,7 +37,7 @@ from handoff_sim.styles.sophi._confirmation import (
 from handoff_sim.styles.sophi._definitions import AgentDefinition
 from handoff_sim.styles.sophi._registry import ToolRegistry
 from handoff_sim.styles.sophi._risk import RiskLevel, risk_of
-from handoff_sim.subagents import HandoffPolicy, Refusal, SessionMode, SubAgent, safe_message
+from handoff_sim.subagents import HandoffPolicy, Refusal, SessionMode, SubAgent
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent
@@ -221,7 +222,7 @@ class SubagentDispatcher(SubAgent):
 
     def failure(self, call: ToolCall, error: BaseException) -> str:
         """``Error: <message>``, as SoPhi's loop reports a failing tool."""
-        return f"Error: {safe_message(error)}"
+        return f"Error: {error_message(error)}"
 
     # -- building the sub-agent ------------------------------------------------------
 
