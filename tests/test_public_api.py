@@ -86,6 +86,7 @@ TOP_LEVEL = [
 PUBLIC_MODULES = [
     "handoff_sim",
     "handoff_sim.adapters",
+    "handoff_sim.adapters.langgraph",
     "handoff_sim.adapters.openai_agents",
     "handoff_sim.adapters.pydantic_ai",
     "handoff_sim.cli",
