@@ -31,7 +31,7 @@ from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.tools import ToolDefinition
 
 from handoff_sim._context import current_frame, use_frame
-from handoff_sim._safe import JsonProblem, describe_error, dump_json, parse_json, text_of
+from handoff_sim._safe import describe_error
 from handoff_sim.adapters._capture import (
     Adoption,
     Capture,
@@ -47,10 +47,10 @@ from handoff_sim.adapters._capture import (
     marking_model_call,
     using_tool,
 )
+from handoff_sim.adapters._pai_chat_output import chat_output
 from handoff_sim.adapters._pai_model import output_tool_names
 from handoff_sim.adapters._recording import Recorder, RunRecord
 from handoff_sim.events import RunStatus
-from handoff_sim.messages import ToolCall
 
 __all__ = ["NamedByRun", "PydanticAICapture"]
 
@@ -443,13 +443,14 @@ class _ToolObserver(_Observer):
 class _ModelObserver(_Observer):
     """A model call: recorded by our model itself, or here from the span for a foreign model."""
 
-    __slots__ = ("_found", "_mark", "_scope", "_span")
+    __slots__ = ("_found", "_mark", "_scope", "_span", "_steps")
 
     def __init__(self, span: _Span, found: Found) -> None:
         self._span = span
         self._found = found
         self._mark = span.mark = ModelMark()  # once our model recorded it, nothing else is read
         self._scope: FrameScope | None = None
+        self._steps = found[1].steps  # a streamed call runs in a task of its own, unmarked
 
     def enter(self) -> None:
         self._scope = FrameScope(marking_model_call(self._mark))
@@ -457,10 +458,10 @@ class _ModelObserver(_Observer):
     def exit(self, exc: BaseException | None) -> None:
         if self._scope is not None:
             self._scope.close()
-        if exc is not None or self._mark.reported:
-            return
         recorder, record = self._found
-        text, calls, count = _chat_output(self._span.attributes)
+        if exc is not None or self._mark.reported or record.steps != self._steps:
+            return  # our model reported this call itself
+        text, calls, count = chat_output(self._span.attributes)
         offered = self._span.offered
         if offered is not None:
             # structured output comes back through these: the run's output, not tool calls
@@ -468,38 +469,3 @@ class _ModelObserver(_Observer):
         tools = [t.name for t in offered] if offered is not None else ()
         step = recorder.model_request(record, messages=count, tools=tools, input=None)
         recorder.model_response(record, step, text, calls)
-
-
-def _json_list(value: object) -> Sequence[Any]:
-    if not isinstance(value, str):
-        return ()
-    try:
-        data = parse_json(value)
-    except JsonProblem:
-        return ()
-    return data if isinstance(data, list) else ()
-
-
-def _json_text(value: object) -> str:
-    """``value`` as JSON text; what JSON cannot write is kept as plain text."""
-    try:
-        return dump_json(value)
-    except JsonProblem:
-        return text_of(value)
-
-
-def _chat_output(attributes: Mapping[str, Any]) -> tuple[str | None, list[ToolCall], int]:
-    """Text, calls and input size of a model call that a foreign model answered."""
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    for message in _json_list(attributes.get("gen_ai.output.messages")):
-        for part in message.get("parts") or () if isinstance(message, dict) else ():
-            kind = part.get("type")
-            if kind == "text":
-                texts.append(str(part.get("content") or ""))
-            elif kind == "tool_call":
-                arguments = part.get("arguments")
-                raw = arguments if isinstance(arguments, str) else _json_text(arguments)
-                calls.append(ToolCall(str(part.get("id")), str(part.get("name")), raw))
-    count = len(_json_list(attributes.get("gen_ai.input.messages")))
-    return ("".join(texts) if texts else None), calls, count

@@ -30,7 +30,7 @@ from handoff_sim import ModelRequest, ModelResponse, ToolCall, Usage
 from handoff_sim._context import current_frame
 from handoff_sim.adapters._capture import current_model_mark, current_record
 from handoff_sim.adapters._models import last_user_text
-from handoff_sim.adapters._pai_model import neutral_view, output_tool_names
+from handoff_sim.adapters._pai_model import SimModel, neutral_view, output_tool_names
 
 __all__ = ["ModelCallRecorder", "RecordingModel", "neutral_response"]
 
@@ -166,7 +166,9 @@ class RecordingModel(WrapperModel):
         self.first_requests.setdefault(request.agent, request)
         if outputs:
             self.output_tools.setdefault(request.agent, set()).update(outputs)
-        return _Call(request, self.recorder.ticket(), _now(), _report_request(request, outputs))
+        # our own SimModel reports its calls to a capture itself
+        step = None if isinstance(self.wrapped, SimModel) else _report_request(request, outputs)
+        return _Call(request, self.recorder.ticket(), _now(), step)
 
     def _end(self, call: _Call, answer: PaiResponse | None, error: BaseException | None) -> None:
         """Report the call's outcome to a capture and to the recorder."""

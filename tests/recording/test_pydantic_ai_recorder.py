@@ -240,3 +240,41 @@ def test_a_recording_model_given_no_agent_name_names_calls_after_the_running_age
     (call,) = recorder.model_calls
     assert (call.agent, call.request.agent) == ("greeter", "greeter")
     assert call.model == real.model_name
+
+
+@pytest.mark.parametrize("recorded", [False, True], ids=["sim-model", "recording-model"])
+def test_a_streamed_pydantic_ai_call_is_reported_once_under_capture(recorded: bool) -> None:
+    # pydantic-ai runs a streamed request in a task of its own: the chat span cannot see
+    # that our model reported the call, and must not report it a second time
+    from handoff_sim.events import HandoffStartEvent, ModelRequestEvent, ToolEndEvent
+
+    writer = Agent(SimModel(ScriptedModel([ModelResponse(text="a draft")])), name="writer")
+    script = ScriptedModel(
+        [
+            ModelResponse(tool_calls=(ToolCall("call_1", "draft", '{"topic": "refunds"}'),)),
+            ModelResponse(text="done"),
+        ]
+    )
+    editor = Agent(SimModel(script), name="editor")
+
+    @editor.tool
+    async def draft(ctx: RunContext[None], topic: str) -> str:
+        return (await writer.run(topic, usage=ctx.usage)).output
+
+    async def run() -> str:
+        async with editor.run_stream("write about refunds") as result:
+            return str(await result.get_output())
+
+    recorder = Recorder(runtime="pydantic-ai")
+    if recorded:
+        with record_models(editor, recorder):
+            simulated = simulate_run(run)
+        assert len(recorder.model_calls) == 3
+    else:
+        simulated = simulate_run(run)
+    assert simulated.result == "done"
+    trace = simulated.trace
+    steps = [e.agent for e in trace.of_type(ModelRequestEvent)]
+    assert steps == ["editor", "writer", "editor"]
+    assert [e.status for e in trace.of_type(ToolEndEvent)] == ["ok"]  # no phantom call
+    assert [e.handoff_id for e in trace.of_type(HandoffStartEvent)] == ["handoff:call_1"]

@@ -27,6 +27,7 @@ import_extra("openai-agents", "openai")  # the scripted server speaks through op
 from handoff_sim import Trace  # noqa: E402
 from handoff_sim.adapters import runtime_factory  # noqa: E402
 from handoff_sim.adapters.pydantic_ai import capture, simulate_run  # noqa: E402
+from handoff_sim.events import ModelRequestEvent, ToolEndEvent  # noqa: E402
 from handoff_sim.recording import ReplayMismatchError, record, replay  # noqa: E402
 from handoff_sim.scenarios import run_scenario  # noqa: E402
 
@@ -250,6 +251,9 @@ def test_streamed_pydantic_ai_run_records_time_to_first_chunk_and_replays_the_sa
     for step in lanes["triage"]:  # the streamed turns: time to first chunk, then the rest
         assert 0 < seconds(step["first_chunk"]) <= seconds(step["latency"])
     assert "first_chunk" not in lanes["research"][0]  # delegates ran with run(): not streamed
+    requests = [e.agent for e in recorded.trace.of_type(ModelRequestEvent)]
+    assert sorted(requests) == sorted(name for name, lane in lanes.items() for _ in lane)
+    assert all(e.status == "ok" for e in recorded.trace.of_type(ToolEndEvent))  # each call once
     triage = build(recorded.dead_url, kind)
     with replay(triage, recorded.path):
         replayed = simulate_run(asking(triage, stream=True))
