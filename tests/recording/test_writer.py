@@ -256,3 +256,23 @@ def test_recorded_tools_are_served_from_the_recording_in_a_replay(tmp_path: Path
     assert calls == [5]  # the service was not called again
     tool_end = [e for e in result.trace if e.type == "tool_end"]
     assert [e.output for e in tool_end] == ["charged 5"]  # type: ignore[attr-defined]
+
+
+def test_usage_and_time_to_first_chunk_are_written_per_step(tmp_path: Path) -> None:
+    from handoff_sim import Message, ModelRequest, ModelResponse, Usage
+    from handoff_sim.recording import Recorder
+
+    agent = Agent("solo", ScriptedModel(["hi"]))
+    trace = simulate(agent, "hello").trace
+    recorder = Recorder()
+    request = ModelRequest(
+        agent="solo", model="gpt-x", messages=(Message(role="user", content="hello"),)
+    )
+    answer = ModelResponse(text="hi", usage=Usage(input_tokens=12, output_tokens=3))
+    recorder.model_call("solo", request, answer, None, 10.0, 10.75, 0.21, "gpt-x")
+    path = recorder.write(tmp_path / "u.yaml", trace, scenario="u", inputs=["hello"])
+    (step,) = yaml.safe_load(path.read_text())["agents"]["solo"]["model"]["script"]
+    assert step["usage"] == {"input_tokens": 12, "output_tokens": 3}
+    assert (step["latency"], step["first_chunk"]) == ("750ms", "210ms")
+    assert step["request"]["model"] == "gpt-x"
+    assert yaml.safe_load(path.read_text())["recorded"]["models"] == {"solo": "gpt-x"}
