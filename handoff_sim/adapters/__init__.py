@@ -5,6 +5,8 @@ a framework:
 
 - ``handoff_sim.adapters.openai_agents`` (``pip install 'handoff-sim[openai-agents]'``)
 - ``handoff_sim.adapters.pydantic_ai`` (``pip install 'handoff-sim[pydantic-ai]'``)
+- ``handoff_sim.adapters.langgraph`` (``pip install 'handoff-sim[langgraph]'``), whose fake
+  model is ``SimChatModel`` (a langchain-core chat model; ``SimModel`` is the same class)
 
 Each offers ``SimModel`` (a fake model of ours as the framework's model), ``capture()``
 (a framework run recorded as a :class:`~handoff_sim.Trace`), ``governed(...)`` (a

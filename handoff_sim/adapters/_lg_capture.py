@@ -1,0 +1,160 @@
+"""``capture()`` for LangGraph, through LangChain's own callbacks.
+
+While a capture is active, langchain-core adds a callback handler of ours to every run
+configured in its context (``register_configure_hook``, the documented hook tracers
+use), so no ``config={"callbacks": ...}`` is needed and nothing is patched. The handler
+runs inline, in the task that runs the LangChain code, so each callback sees the run's
+context; it keeps the LangChain run tree (:mod:`._lg_tree`) and turns it into our
+events (:mod:`._lg_events`).
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any, ClassVar
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.outputs import LLMResult
+from langchain_core.tracers.context import register_configure_hook
+
+from handoff_sim._safe import describe_error
+from handoff_sim.adapters._capture import Capture, active_capture
+from handoff_sim.adapters._lg_events import Events
+from handoff_sim.adapters._lg_tree import Node, graph_start, is_task
+
+__all__ = ["LangGraphCapture"]
+
+_HANDLER: ContextVar[BaseCallbackHandler | None] = ContextVar(
+    "handoff_langgraph_handler", default=None
+)
+register_configure_hook(_HANDLER, inheritable=True)
+
+
+class _Handler(BaseCallbackHandler):
+    """Hands every callback to the capture of the task it runs in; never raises into LangChain.
+
+    A problem of ours is kept on the capture, which raises it as a ``CaptureError`` when
+    its block ends.
+    """
+
+    run_inline = True
+    raise_error = False
+
+    def __init__(self, capture: LangGraphCapture) -> None:
+        self.capture = capture
+
+    def _guard(self, what: str, call: Any, *args: Any, **kwargs: Any) -> None:
+        try:
+            call(*args, **kwargs)
+        except Exception as exc:  # kept, reported when the capture ends
+            self.capture.problems.append(f"capture could not record {what}: {describe_error(exc)}")
+
+    def on_chain_start(self, serialized: Any, inputs: Any, *, run_id: UUID, **kw: Any) -> None:
+        self._guard("a chain start", self.capture.chain_start, run_id, kw)
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kw: Any) -> None:
+        self._guard("a chain end", self.capture.chain_end, run_id, outputs, None)
+
+    def on_chain_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
+        self._guard("a chain error", self.capture.chain_end, run_id, None, error)
+
+    def on_chat_model_start(
+        self, serialized: Any, messages: Any, *, run_id: UUID, **kw: Any
+    ) -> None:
+        self._guard("a model call", self.capture.model_start, run_id, messages, kw)
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kw: Any) -> None:
+        self._guard("a model answer", self.capture.model_end, run_id, response, None)
+
+    def on_llm_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
+        self._guard("a model error", self.capture.model_end, run_id, None, error)
+
+    def on_tool_start(self, serialized: Any, input_str: str, *, run_id: UUID, **kw: Any) -> None:
+        name = kw.get("name") or (serialized or {}).get("name") or "tool"
+        self._guard("a tool start", self.capture.tool_start, run_id, str(name), input_str, kw)
+
+    def on_tool_end(self, output: Any, *, run_id: UUID, **kw: Any) -> None:
+        self._guard("a tool end", self.capture.tool_end, run_id, output, None)
+
+    def on_tool_error(self, error: BaseException, *, run_id: UUID, **kw: Any) -> None:
+        self._guard("a tool error", self.capture.tool_end, run_id, None, error)
+
+
+class LangGraphCapture(Capture):
+    """Records LangGraph runs as a handoff-sim trace (see :func:`capture`)."""
+
+    framework: ClassVar[str] = "langgraph"
+
+    def __init__(self, *, seed: int = 0) -> None:
+        super().__init__(seed=seed)
+        self.nodes: dict[UUID, Node] = {}
+        self.events = Events(self)
+        self._token: Any = None
+
+    def install(self) -> None:
+        self._token = _HANDLER.set(_Handler(self))
+
+    def uninstall(self) -> None:
+        if self._token is not None:
+            _HANDLER.reset(self._token)
+            self._token = None
+
+    def _mine(self) -> bool:
+        return active_capture() is self
+
+    # -- chains: graphs, node tasks, anything else -----------------------------------------
+
+    def chain_start(self, run_id: UUID, kw: dict[str, Any]) -> None:
+        parent = self.nodes.get(kw.get("parent_run_id"))  # type: ignore[arg-type]
+        if parent is None and not self._mine():
+            return  # a run of another capture's block
+        name = str(kw.get("name") or "graph")
+        if graph_start(parent, kw.get("metadata")):
+            node = Node("graph", name, parent)
+            self.nodes[run_id] = node
+            self.events.graph_started(node)
+        else:
+            self.nodes[run_id] = Node("chain", name, parent, task=is_task(kw.get("tags")))
+
+    def chain_end(self, run_id: UUID, outputs: Any, error: BaseException | None) -> None:
+        node = self.nodes.pop(run_id, None)
+        if node is None:
+            return
+        if node.kind == "graph":
+            self.events.graph_ended(node, error)
+        if node.closing:
+            self.events.task_ended(node, outputs)
+
+    # -- model calls ------------------------------------------------------------------------
+
+    def model_start(self, run_id: UUID, messages: Any, kw: dict[str, Any]) -> None:
+        parent = self.nodes.get(kw.get("parent_run_id"))  # type: ignore[arg-type]
+        if parent is None and not self._mine():
+            return
+        node = Node("model", str(kw.get("name") or "model"), parent)
+        self.nodes[run_id] = node
+        self.events.model_started(node, messages, kw.get("invocation_params") or {})
+
+    def model_end(
+        self, run_id: UUID, response: LLMResult | None, error: BaseException | None
+    ) -> None:
+        node = self.nodes.pop(run_id, None)
+        if node is not None:
+            self.events.model_ended(node, response, error)
+
+    # -- tool calls -------------------------------------------------------------------------
+
+    def tool_start(self, run_id: UUID, name: str, input_str: str, kw: dict[str, Any]) -> None:
+        parent = self.nodes.get(kw.get("parent_run_id"))  # type: ignore[arg-type]
+        if parent is None and not self._mine():
+            return
+        node = Node("tool", name, parent)
+        self.nodes[run_id] = node
+        call_id = kw.get("tool_call_id")
+        self.events.tool_started(node, None if call_id is None else str(call_id), input_str)
+
+    def tool_end(self, run_id: UUID, output: Any, error: BaseException | None) -> None:
+        node = self.nodes.pop(run_id, None)
+        if node is not None:
+            self.events.tool_ended(node, output, error)
