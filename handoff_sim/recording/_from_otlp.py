@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from handoff_sim._otlp import choose_trace
+from handoff_sim._otlp._events import map_tree
 from handoff_sim._otlp._parse import read_source
 from handoff_sim._otlp._tree import SpanTree, trees
 from handoff_sim.errors import ConfigurationError, OtlpError
@@ -104,7 +105,7 @@ def recording_from_otlp_data(
     walked = walk(label, chosen.tree)
     if walked.root is None:
         raise OtlpError(f"{label}: no agent run span (invoke_agent) in trace {chosen.trace_id}")
-    trace = Trace.from_otlp(source, trace_id=chosen.trace_id)
+    trace = Trace(map_tree(label, chosen.tree).events)  # as Trace.from_otlp reads it
     document = recording_document(
         _recorder(walked, chosen.tree.epoch_ns),
         trace,
