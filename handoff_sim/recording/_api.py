@@ -9,14 +9,15 @@ checks on exit that every recorded step was used.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from handoff_sim import Agent, Trace
 from handoff_sim._context import RunEnvironment, current_environment
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["Recording", "record", "replay"]
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]+")
+T = TypeVar("T")
 
 
 class _Environments:
@@ -143,7 +145,7 @@ def _replayed_elapsed(
     from handoff_sim.recording._writer import write_recording
     from handoff_sim.scenarios import run_scenario
 
-    result = run_scenario(target)
+    result = off_the_running_loop(lambda: run_scenario(target))
     if result.error is not None:
         return  # the file is written as recorded; its replay says what went wrong
     write_recording(
@@ -156,6 +158,30 @@ def _replayed_elapsed(
         redact=redact,
         elapsed=result.elapsed_ms / 1000,
     )
+
+
+def off_the_running_loop(work: Callable[[], T]) -> T:
+    """``work()``, in a thread of its own when this thread runs an event loop (a ``record``
+    block inside ``async def``): a simulation cannot start inside a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return work()
+    done: list[T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            done.append(work())
+        except BaseException as exc:  # handed back to the caller's thread below
+            failed.append(exc)
+
+    worker = threading.Thread(target=run, name="handoff-sim-replay")
+    worker.start()
+    worker.join()
+    if failed:
+        raise failed[0]
+    return done[0]
 
 
 @contextmanager

@@ -276,3 +276,17 @@ def test_usage_and_time_to_first_chunk_are_written_per_step(tmp_path: Path) -> N
     assert (step["latency"], step["first_chunk"]) == ("750ms", "210ms")
     assert step["request"]["model"] == "gpt-x"
     assert yaml.safe_load(path.read_text())["recorded"]["models"] == {"solo": "gpt-x"}
+
+
+def test_a_record_block_inside_a_running_event_loop_writes_its_file(tmp_path: Path) -> None:
+    import asyncio
+
+    path = tmp_path / "async.yaml"
+
+    async def main() -> None:
+        agent = _agent()
+        with record(agent, path):  # the file is replayed once, off this loop, for elapsed
+            await agent.arun("refund order 42")
+
+    asyncio.run(main())
+    assert run_scenario(path).passed
