@@ -8,6 +8,7 @@ a request made again tomorrow, with new ids, has the same fingerprint.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Mapping
@@ -19,7 +20,15 @@ from handoff_sim._terminal import escape_value
 from handoff_sim.errors import RecordingFormatError
 from handoff_sim.messages import Message, ModelRequest
 
-__all__ = ["PREVIEW_CHARS", "Fingerprint", "differences", "fingerprint", "normalise"]
+__all__ = [
+    "PREVIEW_CHARS",
+    "Fingerprint",
+    "Key",
+    "differences",
+    "fingerprint",
+    "normalise",
+    "request_key",
+]
 
 PREVIEW_CHARS = 200
 """The longest preview a fingerprint keeps of its last message."""
@@ -58,7 +67,7 @@ class Fingerprint(msgspec.Struct, frozen=True, kw_only=True):
     system: _HASH | None = None
     text: str = ""
 
-    def key(self) -> tuple[str, tuple[str, ...], str, str, str | None]:
+    def key(self) -> Key:
         """What two requests must share to be the same request."""
         return (self.model, self.tools, self.role, self.sha256, self.system)
 
@@ -71,18 +80,57 @@ class Fingerprint(msgspec.Struct, frozen=True, kw_only=True):
             raise RecordingFormatError(where, f"request: {exc}") from None
 
 
+# What each pattern needs to be found at all, looked for at C speed first (a request is
+# fingerprinted on every model call; most texts hold no volatile id and skip the patterns).
+_PREFIXES = (b"call_", b"fc_", b"resp_", b"msg_", b"toolu_", b"pyd_ai_")
+_HEX = bytes.maketrans(b"0123456789abcdefABCDEF", b"\x02" * 22)
+_DIGIT = bytes.maketrans(b"0123456789", b"\x01" * 10)
+_HEX_RUN = b"\x02" * 8
+_DIGIT_RUN = b"\x01" * 10
+_DATE = b"\x01\x01\x01\x01-\x01\x01-\x01\x01"
+
+
 def normalise(text: str) -> str:
     """``text`` with volatile ids replaced: provider call and message ids (``call_…``,
     ``fc_…``, ``resp_…``, ``msg_…``, ``toolu_…``) by ``<id>``, uuids by ``<uuid>``, ISO-8601
     date-times and 10- or 13-digit unix times under a key naming a time by ``<time>``."""
-    text = _PROVIDER_ID.sub("<id>", text)
-    text = _UUID.sub("<uuid>", text)
-    text = _ISO_TIME.sub("<time>", text)
-    return _UNIX_TIME.sub(lambda m: f"{m['key']}<time>", text)
+    return _normalised(text, _utf8(text))
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _normalised(text: str, raw: bytes) -> str:
+    if (b"_" in raw and any(prefix in raw for prefix in _PREFIXES)) or b"chatcmpl-" in raw:
+        text = _PROVIDER_ID.sub("<id>", text)
+    if _HEX_RUN in raw.translate(_HEX):
+        text = _UUID.sub("<uuid>", text)
+    digits = raw.translate(_DIGIT)
+    if _DATE in digits:
+        text = _ISO_TIME.sub("<time>", text)
+    if _DIGIT_RUN in digits:
+        text = _UNIX_TIME.sub(lambda m: f"{m['key']}<time>", text)
+    return text
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return hashlib.sha256(_utf8(text)).hexdigest()[:16]
+
+
+def _normalised_digest(text: str) -> tuple[str, str]:
+    """The normalised text and its digest."""
+    raw = _utf8(text)
+    normalised = _normalised(text, raw)
+    return normalised, hashlib.sha256(raw if normalised is text else _utf8(normalised)).hexdigest()[
+        :16
+    ]
+
+
+@functools.lru_cache(maxsize=256)
+def _system_digest(text: str) -> str:
+    """The digest of a normalised system prompt: the same prompt, call after call."""
+    return _normalised_digest(text)[1]
 
 
 def _content(message: Message) -> str:
@@ -93,18 +141,40 @@ def _content(message: Message) -> str:
     return message.content or ""
 
 
+Key = tuple[str, tuple[str, ...], str, str, "str | None"]
+"""What :meth:`Fingerprint.key` gives: what two requests must share to be the same."""
+
+
+def _parts(request: ModelRequest) -> tuple[Key, str]:
+    """The request's key and the normalised text of its last message."""
+    messages = request.messages
+    count = len(messages)
+    last = messages[-1] if count else None
+    content, digest = _normalised_digest(_content(last) if last is not None else "")
+    first = messages[0] if count else None
+    if first is not None and first.role == "system":  # where a system prompt usually is
+        system: str | None = first.content or ""
+    else:
+        system = next((m.content or "" for m in messages if m.role == "system"), None)
+    role = last.role if last is not None else ""
+    hashed = None if system is None else _system_digest(system)
+    return (request.model, request.tool_names, role, digest, hashed), content
+
+
+def request_key(request: ModelRequest) -> Key:
+    """``fingerprint(request).key()``, without building the fingerprint (a replay's hot path)."""
+    return _parts(request)[0]
+
+
 def fingerprint(request: ModelRequest) -> Fingerprint:
     """The fingerprint of ``request``, computed on its normalised (never redacted) content."""
-    messages = request.messages
-    last = messages[-1] if len(messages) else None
-    content = normalise(_content(last)) if last is not None else ""
-    system = next((m.content or "" for m in messages if m.role == "system"), None)
+    (model, tools, role, digest, system), content = _parts(request)
     return Fingerprint(
-        model=request.model,
-        tools=request.tool_names,
-        role=last.role if last is not None else "",
-        sha256=_digest(content),
-        system=None if system is None else _digest(normalise(system)),
+        model=model,
+        tools=tools,
+        role=role,
+        sha256=digest,
+        system=system,
         text=content[:PREVIEW_CHARS],
     )
 

@@ -102,6 +102,15 @@ class ReplayLane:
                 return index
         return None
 
+    def next_fresh(self) -> int | None:
+        """The first item never served, if any."""
+        return self._first_fresh if self._first_fresh < len(self._state) else None
+
+    @property
+    def given_back(self) -> bool:
+        """Whether an item was given back and not served again."""
+        return bool(self._returned)
+
     def serve(self, index: int) -> None:
         """Hand item ``index`` to the current run."""
         self._state[index] = _SERVED
