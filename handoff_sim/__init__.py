@@ -4,7 +4,9 @@ The top level holds what a user of the core needs: agents, sub-agents and their
 policy, tools and tool executors, messages, sessions, simulation, traces,
 the runtime's hook marker, the base classes of the errors, and what a test of a run checks
 (``check_invariants``, ``assert_invariants``, ``check_determinism``, ``Violation``,
-``InvariantViolationError``, ``HandoffDeniedError``, the adapters' ``Transfer``). Everything
+``InvariantViolationError``, ``HandoffDeniedError``, the adapters' ``Transfer``), and the
+gates a recorded trace is held to in CI (``Gates``, ``check_gates``, ``GateReport``,
+``GateResult``, ``GateFailedError``, ``GateSpecError``). Everything
 else lives in its own module: ``handoff_sim.errors`` (every error), ``handoff_sim.trace``
 (handoff records and trees), ``handoff_sim.testing`` (fake models),
 ``handoff_sim.styles.flink`` and ``handoff_sim.styles.sophi`` (the delegation styles).
@@ -22,6 +24,14 @@ from handoff_sim._version import __version__ as __version__
 if _typing.TYPE_CHECKING:
     from handoff_sim._agent import Agent, RunResult
     from handoff_sim._context import current_depth
+    from handoff_sim._gates import (
+        GateFailedError,
+        GateReport,
+        GateResult,
+        Gates,
+        GateSpecError,
+        check_gates,
+    )
     from handoff_sim._hooks import hookimpl
     from handoff_sim._invariants import (
         InvariantViolationError,
@@ -78,6 +88,11 @@ __all__ = [
     "DuplicateToolNameError",
     "Event",
     "FailureAction",
+    "GateFailedError",
+    "GateReport",
+    "GateResult",
+    "GateSpecError",
+    "Gates",
     "HandoffDeniedError",
     "HandoffPolicy",
     "HandoffSimError",
@@ -115,6 +130,7 @@ __all__ = [
     "Violation",
     "assert_invariants",
     "check_determinism",
+    "check_gates",
     "check_invariants",
     "current_depth",
     "hookimpl",
@@ -143,6 +159,12 @@ _HOME = {
     "ToolCallError": "handoff_sim.errors",
     "UnknownToolError": "handoff_sim.errors",
     "Event": "handoff_sim.events",
+    "GateFailedError": "handoff_sim._gates",
+    "GateReport": "handoff_sim._gates",
+    "GateResult": "handoff_sim._gates",
+    "GateSpecError": "handoff_sim._gates",
+    "Gates": "handoff_sim._gates",
+    "check_gates": "handoff_sim._gates",
     "hookimpl": "handoff_sim._hooks",
     "Message": "handoff_sim.messages",
     "ModelRequest": "handoff_sim.messages",

@@ -32,6 +32,7 @@ HandoffSimError
 │   │                                       imported, or raised or gave no ToolCall in a run
 │   ├── AgentDefinitionError                [styles.sophi] an agent definition is wrong
 │   ├── GovernanceError                     [adapters] governed() got what it cannot govern
+│   ├── GateSpecError                       [handoff_sim] a gate file or a --gate option is wrong
 │   └── UnknownRuntimeError                 [adapters] no framework runtime by that name
 ├── SetupError                             the environment lacks something the call needs
 │   ├── MissingExtraError (ImportError)     [adapters] the optional extra is not installed
@@ -87,6 +88,7 @@ HandoffSimError
     ├── InvariantViolationError (AssertionError)
     │                                       [handoff_sim] a trace breaks the runtime's invariants
     ├── FuzzFailure (AssertionError)        [fuzzing] a generated case broke an invariant
+    ├── GateFailedError (AssertionError)    [handoff_sim] a trace failed a gate (a threshold)
     ├── HandoffAssertionError (AssertionError)
     │                                       [pytest_handoff] an assertion helper failed
     └── ScenarioFailed (AssertionError)     [pytest_handoff._collection] a scenario item failed

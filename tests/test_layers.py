@@ -67,7 +67,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("styles and fakes", ("_invariant_pass.py", "_invariants.py", "styles/", "testing/")),
     ("scenarios", ("scenarios/",)),
-    ("integrations", ("adapters/", "otel/", "recording/", "report/")),
+    ("integrations", ("_gates/", "adapters/", "otel/", "recording/", "report/")),
     ("generation", ("fuzzing/", "strategies.py")),
     ("command line", ("__main__.py", "cli/")),
     ("package", ("__init__.py",)),
