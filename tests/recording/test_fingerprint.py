@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from handoff_sim import Message, ModelRequest, ToolCall, ToolSpec
 from handoff_sim.recording import (
@@ -156,3 +158,28 @@ def test_the_preview_is_not_compared() -> None:
 
 def _fields(found: Fingerprint) -> dict[str, object]:
     return {name: getattr(found, name) for name in found.__struct_fields__}
+
+
+_HEX = "0123456789abcdef"
+_VOLATILE = st.one_of(
+    st.uuids().map(str),
+    st.uuids().map(lambda u: u.hex),
+    st.text(_HEX + "ABCDEF", min_size=5, max_size=20).map(lambda t: f"call_{t}9"),
+    st.text(_HEX, min_size=5, max_size=20).map(lambda t: f"toolu_0{t}"),
+    st.datetimes().map(lambda d: d.isoformat(timespec="seconds") if d.year >= 1000 else None),
+    st.integers(10**9, 10**10 - 1).map(lambda n: f'"timestamp": {n}'),
+    st.integers(10**12, 10**13 - 1).map(lambda n: f'"ts": "{n}"'),
+).filter(lambda token: token is not None)
+_FILLER = st.text(alphabet=' ,:{}"abcxyz_-0123456789', max_size=12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(_FILLER, _VOLATILE), min_size=1, max_size=4), _FILLER)
+def test_every_volatile_id_is_normalised_out_wherever_it_stands(
+    parts: list[tuple[str, str]], tail: str
+) -> None:
+    text = "".join(f"{filler} {token} " for filler, token in parts) + tail
+    normalised = normalise(text)
+    for _, token in parts:
+        value = token.rsplit(" ", 1)[-1].strip('"')
+        assert value not in normalised, (text, normalised)
