@@ -3,7 +3,8 @@
 ``check TRACE.json [--expect FILE_OR_DIR]`` reads every trace of an OTLP/JSON file
 (no OpenTelemetry package needed), checks the invariants of each and, with
 ``--expect``, a scenario's ``expect`` block, printing the same report as a failed
-scenario. Exit 0 when all hold, 1 when one does not, 2 on an ill-formed file,
+scenario; with ``--gate``/``--gates``, thresholds (``cli/_check_gates.py``) as a table and
+``--junitxml``. Exit 0 when all hold, 1 when one does not, 2 on an ill-formed file,
 5 when the file holds no span. :func:`open_suite` and :func:`close_suite` wrap
 ``handoff_sim.otel.OtelSuite`` for ``run --otel``: the file of every scenario's trace.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from handoff_sim._terminal import escape_value
+from handoff_sim.cli._check_gates import add_gate_arguments, check_trace_gates, chosen_gates
 
 if TYPE_CHECKING:
     from handoff_sim.otel import OtelSuite
@@ -36,7 +38,10 @@ __all__ = [
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_NOTHING = 0, 1, 2, 5
 
-CHECK_HELP = "check a recorded trace (OTLP JSON): invariants, and a scenario's expect block"
+CHECK_HELP = (
+    "check a recorded trace (OTLP JSON): invariants, a scenario's expect block, and gates "
+    "(thresholds on latency, depth, loops, forbidden tools, error rates)"
+)
 OTEL_HELP = (
     "also write every scenario's trace to FILE as OTLP JSON (OpenTelemetry GenAI spans; "
     "needs the optional extra 'otel')"
@@ -62,6 +67,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         help="check only the trace with this id or name",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="print failures only")
+    add_gate_arguments(parser)
 
 
 @dataclass
@@ -83,6 +89,9 @@ def run_check(args: argparse.Namespace) -> int:
     from handoff_sim.trace import read_otlp
 
     out, err = sys.stdout, sys.stderr
+    gates, readable = chosen_gates(args, err)
+    if not readable:
+        return EXIT_USAGE
     try:
         traces = read_otlp(args.trace)
     except OtlpError as exc:
@@ -97,20 +106,31 @@ def run_check(args: argparse.Namespace) -> int:
         print(f"handoff-sim check: {args.trace}: holds no span, nothing to check", file=err)
         return EXIT_NOTHING
     report = _Report(out, err, args.quiet)
-    if args.expect is None:
+    if not _check_each(traces, args.expect, report):
+        return EXIT_USAGE
+    print(f"== {report.passed} passed, {report.failed} failed ==", file=out)
+    if gates is not None:
+        held = check_trace_gates(traces, gates, args, out, err)
+        return EXIT_USAGE if held is None else max(report.exit_code(), int(not held))
+    return report.exit_code()
+
+
+def _check_each(traces: list[ImportedTrace], expect: str | None, report: _Report) -> bool:
+    """The invariants of each trace, and ``expect``'s scenarios; False when those cannot
+    be paired with the traces (after saying why)."""
+    if expect is None:
         for trace in traces:
             _check_alone(trace, report)
-    else:
-        pairs = _pairs(traces, args.expect, err)
-        if pairs is None:
-            return EXIT_USAGE
-        for trace, scenario in pairs:
-            if scenario is None:
-                _check_alone(trace, report)
-            else:
-                _check_against(trace, scenario, report)
-    print(f"== {report.passed} passed, {report.failed} failed ==", file=out)
-    return report.exit_code()
+        return True
+    pairs = _pairs(traces, expect, report.err)
+    if pairs is None:
+        return False
+    for trace, scenario in pairs:
+        if scenario is None:
+            _check_alone(trace, report)
+        else:
+            _check_against(trace, scenario, report)
+    return True
 
 
 def _label(trace: ImportedTrace) -> str:
