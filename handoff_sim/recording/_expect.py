@@ -16,7 +16,7 @@ from handoff_sim import Trace
 from handoff_sim.events import Event, HandoffEndEvent, HandoffStartEvent, RunEndEvent, RunStartEvent
 from handoff_sim.recording._graph import duration_text
 
-__all__ = ["elapsed_of", "expect_block", "top_level_runs"]
+__all__ = ["MAX_TREE_HANDOFFS", "elapsed_of", "expect_block", "top_level_runs"]
 
 Scrub = Callable[[str], str]
 

@@ -21,7 +21,12 @@ import msgspec
 
 from handoff_sim import Trace, __version__
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.recording._expect import elapsed_of, expect_block, top_level_runs
+from handoff_sim.recording._expect import (
+    MAX_TREE_HANDOFFS,
+    elapsed_of,
+    expect_block,
+    top_level_runs,
+)
 from handoff_sim.recording._fakes import fake_tools
 from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Redaction, Scrubber, machine_paths
@@ -90,6 +95,11 @@ def recording_document(
     elif elapsed is None:
         elapsed = elapsed_of(trace)
     expect = expect_block(trace, scrub.text, elapsed=elapsed)
+    if len(expect.get("handoffs", ())) > MAX_TREE_HANDOFFS:
+        notes.append(
+            f"the handoff tree is not written as trace patterns: more than "
+            f"{MAX_TREE_HANDOFFS} handoffs (expect.handoffs lists each)"
+        )
     recorded: dict[str, Any] = {
         "format": RECORDING_FORMAT,
         "runtime": recorder.runtime,

@@ -290,3 +290,29 @@ def test_a_record_block_inside_a_running_event_loop_writes_its_file(tmp_path: Pa
 
     asyncio.run(main())
     assert run_scenario(path).passed
+
+
+def test_a_run_of_many_handoffs_lists_them_without_the_quadratic_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import handoff_sim.recording._expect as expect_module
+    import handoff_sim.recording._writer as writer_module
+
+    for module in (expect_module, writer_module):  # the limit is 200: 3 keeps the run small
+        monkeypatch.setattr(module, "MAX_TREE_HANDOFFS", 3)
+    calls = [{"id": f"c{i}", "name": "work", "arguments": {"input": f"t{i}"}} for i in range(4)]
+    worker = Agent("worker", ScriptedModel([f"done {i}" for i in range(4)]))
+    boss = Agent(
+        "boss",
+        ScriptedModel([{"tool_calls": calls}, "all done"]),
+        subagents=[SubAgent("worker", agent=worker, tool_name="work")],
+        parallel_tool_calls=True,
+    )
+    path = tmp_path / "many.yaml"
+    with record(boss, path):
+        simulate(boss, "go")
+    document = yaml.safe_load(path.read_text())
+    assert len(document["expect"]["handoffs"]) == 4
+    assert "trace" not in document["expect"]
+    assert any("more than 3 handoffs" in note for note in document["recorded"]["notes"])
+    assert run_scenario(path).passed
