@@ -4,7 +4,10 @@ Hand-written recordings (``match: order``, so no fingerprints are needed) whose
 delegation calls use the user's own parameter name, as a real pydantic-ai run does.
 """
 
+import json
 from typing import Any
+
+import pytest
 
 from tests._helpers import import_extra
 
@@ -65,3 +68,13 @@ def test_recorded_delegation_whose_calls_disagree_on_the_parameter_takes_task() 
     assert all('"loc":["task"]' in (e.output or "") for e in ended)
     assert "exceeded max retries" in str(result.error)  # and then gives up, as it does
     assert not [e for e in result.trace.of_type(RunStartEvent) if e.agent == "clerk"]
+
+
+@pytest.mark.parametrize("key", ["ctx", "two words", "class"])
+def test_recorded_delegation_key_that_cannot_name_a_parameter_takes_task(key: str) -> None:
+    scenario = recording(json.dumps({key: "where is 42?"}))
+    scenario["agents"]["clerk"]["model"]["script"] = []
+    result = on_pydantic_ai(scenario)
+    (ended, *_) = result.trace.of_type(ToolEndEvent)
+    assert ended.status == "error"
+    assert '"loc":["task"]' in (ended.output or "")  # built, and answered by pydantic-ai
