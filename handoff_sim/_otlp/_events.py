@@ -16,6 +16,7 @@ from typing import Any
 
 from handoff_sim._limits import MAX_NESTING
 from handoff_sim._otlp import _genai as genai
+from handoff_sim._otlp import _openinference as openinference
 from handoff_sim._otlp._names import (
     ATTEMPT,
     EVENT_HANDOFF_END,
@@ -431,6 +432,8 @@ class _Mapper:
 
 def _why_unmapped(span: RawSpan) -> str:
     operation = span.attributes.get(GEN_AI_OPERATION)
+    if operation is None and (why := openinference.why_unmapped(span)) is not None:
+        return why
     if operation is not None:
         return f"gen_ai.operation.name {operation!r} is not an agent run, model call or tool call"
     if any(key.startswith(OUR) for key in span.attributes) or ATTEMPT in span.attributes:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from handoff_sim._otlp import _openinference as openinference
 from handoff_sim._otlp._names import (
     ERROR_TYPE,
     GEN_AI_AGENT_NAME,
@@ -69,14 +70,20 @@ def _after(name: str, prefix: str) -> str | None:
 
 def agent_name(span: RawSpan) -> str:
     """The agent a run span runs."""
-    found = _first(span, GEN_AI_AGENT_NAME, "agent_name", "agent.name")
-    return text(found) or _after(span.name, "invoke_agent") or "agent"
+    found = _first(span, GEN_AI_AGENT_NAME, "agent_name", "agent.name", "graph.node.id")
+    return text(found) or _after(span.name, "invoke_agent") or _oi_name(span) or "agent"
 
 
 def tool_name(span: RawSpan) -> str:
     """The tool a tool span calls."""
     found = _first(span, GEN_AI_TOOL_NAME, "tool.name", "tool_name")
-    return text(found) or _after(span.name, "execute_tool") or "tool"
+    return text(found) or _after(span.name, "execute_tool") or _oi_name(span) or "tool"
+
+
+def _oi_name(span: RawSpan) -> str | None:
+    """An OpenInference span's own name, which is its agent's or tool's when no attribute
+    says (the openai-agents instrumentation's ``handoff to billing``)."""
+    return span.name or None if openinference.is_openinference(span) else None
 
 
 def tool_arguments(span: RawSpan) -> str:
@@ -153,7 +160,7 @@ def output_text(span: RawSpan) -> str | None:
         for message in _messages(span.attributes.get("gen_ai.output.messages"))
         if (found := _message_text(message)) is not None
     ]
-    return "".join(texts) if texts else None
+    return "".join(texts) if texts else openinference.output_text(span)
 
 
 def run_output(span: RawSpan, last_text: str | None) -> str | None:
@@ -179,7 +186,8 @@ def call_labels(span: RawSpan) -> list[str] | None:
 
 def message_count(span: RawSpan) -> int:
     """How many messages the model was sent."""
-    return len(_messages(span.attributes.get("gen_ai.input.messages")))
+    found = _messages(span.attributes.get("gen_ai.input.messages"))
+    return len(found) if found else openinference.message_count(span) or 0
 
 
 def tool_definitions(span: RawSpan) -> tuple[str, ...]:

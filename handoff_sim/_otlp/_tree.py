@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
 
+from handoff_sim._otlp import _openinference as openinference
 from handoff_sim._otlp._names import ATTEMPT, EPOCH, GEN_AI_OPERATION, TRACE_NAME
 from handoff_sim._otlp._parse import OtlpFormatError, RawSpan
 
@@ -27,7 +28,6 @@ _OPERATIONS: dict[str, Role] = {
     "generate_content": "chat",
     "text_completion": "chat",
 }
-_OPENINFERENCE: dict[str, Role] = {"AGENT": "run", "TOOL": "tool", "LLM": "chat"}
 _NAMES: dict[str, Role] = {"agent run": "run", "running tool": "tool", "chat": "chat"}
 
 
@@ -39,9 +39,8 @@ def role_of(span: RawSpan) -> Role | None:
     operation = attributes.get(GEN_AI_OPERATION)
     if isinstance(operation, str):
         return _OPERATIONS.get(operation)
-    kind = attributes.get("openinference.span.kind")
-    if isinstance(kind, str):
-        return _OPENINFERENCE.get(kind.upper())
+    if openinference.is_openinference(span):
+        return openinference.role(span)
     head = span.name.split(" ", 1)[0]
     return _NAMES.get(span.name) or _OPERATIONS.get(head)
 
@@ -92,6 +91,7 @@ def _tree(label: str, trace_id: str, spans: list[RawSpan]) -> SpanTree:
         else:
             tree.children.setdefault(parent.span_id, []).append(span)
     _check_cycles(label, tree)
+    openinference.mark_workflows(label, spans, tree.children)
     tree.epoch_ns = _epoch(spans)
     names = [s.resource.get(TRACE_NAME) for s in spans]
     tree.name = next((n for n in names if isinstance(n, str)), None)

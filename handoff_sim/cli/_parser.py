@@ -34,8 +34,8 @@ exit codes:
   5    nothing to do: no scenario file found, or -k matched no scenario
   130  interrupted (Ctrl-C)
   141  the output was closed before the end (handoff-sim run ... | head)
-handoff-sim check: 1 when a trace breaks an invariant, its expect block or a gate
-(--gate, --gates), 5 when the file holds no span.
+handoff-sim check: 1 when a trace breaks an invariant or its expect block or fails
+a gate (--gate, --gates), 5 when the file holds no span.
 handoff-sim fuzz has its own exit codes: see handoff-sim fuzz --help.
 """
 
