@@ -121,15 +121,25 @@ class Recorded:
     dead_url: str  # the stopped server: nothing answers there any more
 
 
-def _record(directory: Path, kind: str, *, stream: bool) -> Recorded:
+def _record(directory: Path, kind: str, *, stream: bool, in_loop: bool = False) -> Recorded:
     server = OpenAIServer()
     server.start()
     try:
         server.serve(script())
         triage = build(server.base_url, kind)
         path = directory / f"triage-{kind}{'-stream' if stream else ''}.yaml"
-        with capture() as real, record(triage, path):
-            output = asyncio.run(asking(triage, stream=stream)())
+        run = asking(triage, stream=stream)
+
+        async def recording_in_the_loop() -> str:  # an async test records this way
+            with record(triage, path):
+                return await run()
+
+        with capture() as real:
+            if in_loop:
+                output = asyncio.run(recording_in_the_loop())
+            else:
+                with record(triage, path):
+                    output = asyncio.run(run())
     finally:
         server.stop()
     assert not server.errors, server.errors
@@ -257,5 +267,16 @@ def test_streamed_pydantic_ai_run_records_time_to_first_chunk_and_replays_the_sa
     triage = build(recorded.dead_url, kind)
     with replay(triage, recorded.path):
         replayed = simulate_run(asking(triage, stream=True))
+    assert replayed.result == recorded.output == "refund approved"
+    assert shape(replayed.trace) == shape(recorded.trace)
+
+
+def test_pydantic_ai_run_recorded_inside_a_running_event_loop_replays_the_same(
+    tmp_path: Path,
+) -> None:
+    recorded = _record(tmp_path, "chat", stream=False, in_loop=True)
+    triage = build(recorded.dead_url, "chat")
+    with replay(triage, recorded.path):
+        replayed = simulate_run(asking(triage, stream=False))
     assert replayed.result == recorded.output == "refund approved"
     assert shape(replayed.trace) == shape(recorded.trace)
