@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         VirtualClock,
         delegate,
     )
+    from pytest_handoff._gates import assert_gates
     from pytest_handoff._runner import ScenarioRunner
     from pytest_handoff._snapshot import TraceSnapshotExtension
 
@@ -46,6 +47,7 @@ __all__ = [
     "assert_depth_exceeded",
     "assert_duplicate_tool_names",
     "assert_fallback_unavailable",
+    "assert_gates",
     "assert_handoffs_balanced",
     "assert_normalized_name",
     "assert_ran_in_parallel",
@@ -61,6 +63,7 @@ _HOME = {
     "VirtualClock": "pytest_handoff._builders",
     "delegate": "pytest_handoff._builders",
     "ScenarioRunner": "pytest_handoff._runner",
+    "assert_gates": "pytest_handoff._gates",
     "TraceSnapshotExtension": "pytest_handoff._snapshot",
 }
 

@@ -67,10 +67,13 @@ class GateReport:
         return tuple(r for r in self.results if not r.passed)
 
     def failure_message(self) -> str:
-        """One line per failed gate, under a line counting them."""
+        """A line counting the failed gates, then each one's headline and offenders."""
         failed = self.failures
-        head = f"{self.label}: {len(failed)} of {len(self.results)} gate(s) failed"
-        return "\n".join([head, *(f"  - {r.message()}" for r in failed)])
+        lines = [f"{self.label}: {len(failed)} of {len(self.results)} gate(s) failed"]
+        for result in failed:
+            lines.append(f"  - {result.headline()}")
+            lines.extend(f"      {offender}" for offender in result.offenders)
+        return "\n".join(lines)
 
     def raise_on_failure(self) -> None:
         """Raise :class:`GateFailedError` when a gate did not hold."""
@@ -159,10 +162,9 @@ def _forbidden(gates: Gates, metrics: Metrics) -> Iterator[GateResult]:
             c for c in metrics.calls if (agent == "*" or c.agent == agent) and c.tool in banned
         ]
         shown = [f"{c.label} at {c.at:g}s ({c.status})" for c in calls]
-        limit = f"never {', '.join(tools)}"
-        yield GateResult(
-            f"forbidden_tools.{agent}", not calls, limit, f"{len(calls)} call(s)", _shown(shown)
-        )
+        limit = f"0 ({', '.join(tools)})"
+        observed = f"{len(calls)} forbidden call(s)"
+        yield GateResult(f"forbidden_tools.{agent}", not calls, limit, observed, _shown(shown))
 
 
 def _rate(
