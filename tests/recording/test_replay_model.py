@@ -22,6 +22,7 @@ from handoff_sim import (
     simulate,
 )
 from handoff_sim.recording import (
+    RecordingFormatError,
     ReplayExhaustedError,
     ReplayLedger,
     ReplayMismatchError,
@@ -300,3 +301,9 @@ def test_a_run_cut_off_while_it_waits_for_its_own_sub_agent_gives_its_steps_back
 def test_an_unknown_match_mode_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="fingerprint, tools, order"):
         ReplayModel(["x"], agent="a", match="exact")  # type: ignore[arg-type]
+
+
+def test_a_malformed_recorded_request_is_refused_naming_the_agent_and_step() -> None:
+    steps = [_step("x", "hi"), {"text": "y", "request": {"role": "user", "sha256": "zz"}}]
+    with pytest.raises(RecordingFormatError, match="agent 'billing', recorded step 2: request"):
+        ReplayModel(steps, agent="billing")
