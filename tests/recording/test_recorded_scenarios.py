@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,7 @@ import jsonschema
 import pytest
 import yaml
 
-from handoff_sim import Usage
+from handoff_sim import Message, ModelRequest, Simulation, Usage
 from handoff_sim.cli import main
 from handoff_sim.events import HandoffAttemptEndEvent
 from handoff_sim.recording import ReplayExhaustedError, ReplayMismatchError, UnusedRecordingError
@@ -295,3 +296,16 @@ def test_another_format_number_is_refused_at_its_line_naming_format_1(tmp_path: 
         caught.value
     )
     assert "reads format 1" in str(caught.value)
+
+
+def test_a_scripted_step_recorded_cancelled_never_answers() -> None:
+    model = ScriptedModel([{"cancelled": True}])
+    request = ModelRequest(agent="a", model="m", messages=[Message(role="user", content="hi")])
+
+    async def call() -> float:
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(model.complete(request), timeout=3600)
+        return asyncio.get_running_loop().time()
+
+    with Simulation() as sim:
+        assert sim.run_coroutine(call()) == 3600.0
