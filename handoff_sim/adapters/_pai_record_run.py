@@ -28,13 +28,15 @@ __all__ = ["RecordedAgents", "RecordingRun", "record_models", "recording"]
 def _recording(
     name: str | None, agent: Agent[Any, Any], recorder: ModelCallRecorder
 ) -> RecordingModel:
+    """The agent's own model, recording to ``recorder`` (already so: as it is)."""
     model = agent.model
     if model is None:
+        who = f"the pydantic-ai agent {name!r}" if name else "an unnamed pydantic-ai agent"
         raise ConfigurationError(
-            f"record_models: the pydantic-ai agent {name or 'without a name'!r} has no model "
-            "of its own (it gets one per run); give it one with Agent(model=...) to record it"
+            f"record_models: {who} has no model of its own (it gets one per run); give it "
+            "one with Agent(model=...) to record it"
         )
-    if isinstance(model, RecordingModel):
+    if isinstance(model, RecordingModel) and model.recorder is recorder:
         return model
     return RecordingModel(model, recorder, agent=name)
 
