@@ -166,8 +166,9 @@ class RecordingModel(WrapperModel):
         self.first_requests.setdefault(request.agent, request)
         if outputs:
             self.output_tools.setdefault(request.agent, set()).update(outputs)
-        # our own SimModel reports its calls to a capture itself
-        step = None if isinstance(self.wrapped, SimModel) else _report_request(request, outputs)
+        # our own SimModel (or a recording model inside) reports the call to a capture itself
+        inner = isinstance(self.wrapped, SimModel | RecordingModel)
+        step = None if inner else _report_request(request, outputs)
         return _Call(request, self.recorder.ticket(), _now(), step)
 
     def _end(self, call: _Call, answer: PaiResponse | None, error: BaseException | None) -> None:

@@ -278,3 +278,17 @@ def test_a_streamed_pydantic_ai_call_is_reported_once_under_capture(recorded: bo
     assert steps == ["editor", "writer", "editor"]
     assert [e.status for e in trace.of_type(ToolEndEvent)] == ["ok"]  # no phantom call
     assert [e.handoff_id for e in trace.of_type(HandoffStartEvent)] == ["handoff:call_1"]
+
+
+def test_two_recorders_both_get_every_call_and_the_trace_shows_it_once() -> None:
+    from handoff_sim.events import ModelRequestEvent
+
+    first, second = Recorder(runtime="pydantic-ai"), Recorder(runtime="pydantic-ai")
+    real = FunctionModel(lambda messages, info: PaiResponse(parts=[TextPart("hello")]))
+    greeter = Agent(RecordingModel(real, first, agent="greeter"), name="greeter")
+    with record_models(greeter, second):
+        simulated = simulate_run(lambda: greeter.run("hi"))
+    assert (
+        [c.agent for c in first.model_calls] == [c.agent for c in second.model_calls] == ["greeter"]
+    )
+    assert len(simulated.trace.of_type(ModelRequestEvent)) == 1
