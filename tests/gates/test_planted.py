@@ -108,9 +108,7 @@ def test_openinference_spans_read_as_the_delegation_tree_with_model_calls(tmp_pa
 def test_the_loop_failure_names_the_branch_and_the_handoff_that_closed_it(tmp_path: Path) -> None:
     trace = Trace.from_otlp(_ours("loop", tmp_path))
     [loop] = check_gates(trace, GATES).failures
-    assert loop.offenders == (
-        "manager → research → worker → research via delegate_research at 0s",
-    )
+    assert loop.offenders == ("manager → research → worker → research via delegate_research at 0s",)
 
 
 @NEEDS_OTEL
