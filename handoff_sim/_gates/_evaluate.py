@@ -79,6 +79,7 @@ class GateReport:
         """Raise :class:`GateFailedError` when a gate did not hold."""
         from handoff_sim._gates._errors import GateFailedError
 
+        __tracebackhide__ = True
         if not self.passed:
             raise GateFailedError(self)
 

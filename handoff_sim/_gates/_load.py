@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from handoff_sim._gates._errors import GateSpecError
 from handoff_sim._gates._spec import Gates, LatencyGates, Thresholds
 from handoff_sim.scenarios import Problem
-from handoff_sim.scenarios.load import FieldPath, ParsedYaml, dotted, parse_yaml
+from handoff_sim.scenarios import FieldPath, ParsedYaml, dotted, parse_yaml
 
 __all__ = ["SHORT_NAMES", "gates_from", "load_gates", "parse_gate_options"]
 
@@ -129,9 +129,13 @@ def parse_gate_options(options: Iterable[str], base: Gates | None = None) -> Gat
         given[path] = option
         value = _forbidden(raw) if path == ("forbidden_tools",) else _scalar(raw)
         _set(data, path, value, merge=path == ("forbidden_tools",))
+    try:
+        gates = _validated(data, None, lambda loc: _option_of(given, loc))
+    except GateSpecError as exc:
+        problems.extend(exc.problems)
     if problems:
         raise GateSpecError(problems)
-    return _validated(data, None, lambda loc: _option_of(given, loc))
+    return gates
 
 
 def _option_of(given: Mapping[tuple[str, ...], str], loc: FieldPath) -> str:

@@ -48,6 +48,8 @@ def _rate(value: object) -> object:
         if not math.isfinite(found) or not 0 <= found <= 100:
             raise ValueError(f"invalid rate {value!r}: a percentage from 0% to 100%")
         return found / 100
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"invalid rate {value}: must be a finite number from 0 to 1")
     return value
 
 
