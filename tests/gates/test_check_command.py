@@ -63,7 +63,8 @@ def test_a_gate_file_and_options_over_it(
     gates.write_text("handoff_latency: {max: 30s}\nmax_depth: 1\n", encoding="utf-8")
     assert main(["check", str(slow), "--gates", str(gates), "--gate", "max_latency=1m"]) == 1
     out = capsys.readouterr().out
-    assert "handoff_latency.max  60s" in out and "max_depth" in out
+    assert "handoff_latency.max  60s" in out
+    assert "max_depth" in out
     assert (
         main(
             [
@@ -154,7 +155,8 @@ def test_junitxml_never_overwrites_an_input(
     code = main(["check", str(clean), "--gates", str(gates), "--junitxml", str(target)])
     assert code == 2
     err = capsys.readouterr().err
-    assert f"--junitxml {target} is " in err and "refusing to overwrite an input" in err
+    assert f"--junitxml {target} is " in err
+    assert "refusing to overwrite an input" in err
     assert target.read_bytes() == before
 
 
@@ -184,7 +186,8 @@ def test_an_invariant_failure_still_fails_the_check_when_every_gate_holds(
     path.write_text(json.dumps(data), encoding="utf-8")
     assert main(["check", str(path), "--gate", "max_depth=3"]) == 1
     out = capsys.readouterr().out
-    assert "PASS gates" in out and "invariant violation" in out
+    assert "PASS gates" in out
+    assert "invariant violation" in out
 
 
 def test_the_schema_is_the_one_pytests_own_junitxml_follows(pytester: pytest.Pytester) -> None:

@@ -69,9 +69,10 @@ def test_an_empty_gate_file_still_forbids_delegation_loops(tmp_path: Path) -> No
 
 def test_an_unknown_key_is_named_at_its_line_with_the_nearest_gate(tmp_path: Path) -> None:
     text = problem(tmp_path, "max_depth: 3\nmax_atempts: 2\n")
+    where = tmp_path / "gates.yaml"
     assert (
         text
-        == f"{tmp_path / 'gates.yaml'}:2:1: max_atempts: unknown gate 'max_atempts'; did you mean 'max_attempts'?"
+        == f"{where}:2:1: max_atempts: unknown gate 'max_atempts'; did you mean 'max_attempts'?"
     )
 
 
@@ -113,14 +114,15 @@ def test_each_out_of_bounds_or_mistyped_value_is_refused_naming_its_field(
     tmp_path: Path, text: str, field: str, words: str
 ) -> None:
     message = problem(tmp_path, text)
-    assert f":1:" in message and f": {field}: " in message, message
+    assert ":1:" in message, message
+    assert f": {field}: " in message, message
     assert words in message, message
 
 
 def test_a_file_that_is_no_mapping_or_no_yaml_is_refused(tmp_path: Path) -> None:
     assert problem(tmp_path, "- max_depth\n").endswith("<root>: must be a mapping of gates")
     assert "gates.yaml:2:1: <yaml>: invalid YAML" in problem(tmp_path, "max_depth: [\n")
-    with pytest.raises(GateSpecError, match="missing.yaml:1:1: <file>"):
+    with pytest.raises(GateSpecError, match=r"missing\.yaml:1:1: <file>"):
         load_gates(tmp_path / "missing.yaml")
 
 

@@ -118,10 +118,8 @@ def test_attempts_are_counted_per_handoff() -> None:
 def test_handoffs_are_counted_per_top_level_run_with_its_whole_tree() -> None:
     data = copy.deepcopy(_support.FAN_OUT)
     script = data["agents"]["manager"]["model"]["script"]
-    data["agents"]["manager"]["model"]["script"] = script + [
-        {"tool_calls": [{"id": "b2", "name": "delegate_billing", "arguments": {"task": "x"}}]},
-        {"text": "second"},
-    ]
+    again = {"tool_calls": [{"id": "b2", "name": "delegate_billing", "arguments": {"task": "x"}}]}
+    data["agents"]["manager"]["model"]["script"] = [*script, again, {"text": "second"}]
     billing = data["agents"]["billing"]["model"]["script"]
     data["agents"]["billing"]["model"]["script"] = billing * 2
     data["run"] = ["go", "again"]
@@ -129,7 +127,8 @@ def test_handoffs_are_counted_per_top_level_run_with_its_whole_tree() -> None:
     report = check_gates(trace, max_handoffs=2)
     [failure] = report.failures
     assert failure.observed == "3 handoff(s) in a run"
-    assert len(failure.offenders) == 1 and failure.offenders[0].endswith(": 3")
+    [offender] = failure.offenders
+    assert offender.endswith(": 3")
     assert check_gates(trace, max_handoffs=3).passed
 
 

@@ -94,7 +94,7 @@ def test_openinference_spans_read_as_the_delegation_tree_with_model_calls(tmp_pa
         ("research", "worker", "build", 2),
     ]
     runs = [e for e in trace if e.type == "run_start"]
-    assert runs[0].agent == "manager" and runs[0].depth == 0  # the workflow span is read through
+    assert (runs[0].agent, runs[0].depth) == ("manager", 0)  # the workflow span is read through
     assert len(trace.of_type("model_request")) == 7  # an LLM span per model call
     answers = [e.text for e in trace.of_type("model_response") if e.text]  # type: ignore[attr-defined]
     assert sorted(answers) == ["all-done", "billed", "built", "researched"]
