@@ -1,5 +1,9 @@
 """Gate results as JUnit XML, one ``testcase`` per gate, in the dialect pytest writes
-(the Jenkins xUnit plugin's ``junit-10.xsd``), so CI systems show each gate as a test."""
+(the Jenkins xUnit plugin's ``junit-10.xsd``), so CI systems show each gate as a test.
+
+Names and messages come from traces recorded anywhere: their control characters are
+written as escapes, as on the terminal, so no name can forge a line of a CI log.
+"""
 
 from __future__ import annotations
 
@@ -11,19 +15,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from handoff_sim._gates._evaluate import GateReport
+from handoff_sim._terminal import escape_value
 
 __all__ = ["junit_xml", "write_junit"]
 
-_ILLEGAL = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20))}
-"""Characters XML 1.0 cannot hold at all: written as escapes, as pytest does."""
-
 
 def _clean(text: str) -> str:
-    cleaned = text.translate(_ILLEGAL)
-    return "".join(
-        c if not 0xD800 <= ord(c) <= 0xDFFF and c not in "\ufffe\uffff" else f"\\u{ord(c):04x}"
-        for c in cleaned
-    )
+    """A name or a message on one line: control characters (every one XML 1.0 cannot hold
+    among them), bidi overrides and lone surrogates as escapes, as the terminal shows them."""
+    return escape_value(text)
 
 
 def junit_xml(reports: Sequence[GateReport], *, suite: str = "handoff-sim gates") -> str:
@@ -54,7 +54,9 @@ def junit_xml(reports: Sequence[GateReport], *, suite: str = "handoff-sim gates"
         )
         if not result.passed:
             failure = ET.SubElement(case, "failure", message=_clean(result.headline()))
-            failure.text = _clean("\n".join([result.headline(), *result.offenders]))
+            failure.text = "\n".join(
+                _clean(line) for line in (result.headline(), *result.offenders)
+            )
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 

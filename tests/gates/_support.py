@@ -5,6 +5,7 @@ tool), each written to OTLP JSON and read back as CI would read a recorded trace
 from __future__ import annotations
 
 import copy
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,18 @@ def planted_forbidden() -> dict[str, Any]:
         {"text": "billed", "latency": "1s"},
     ]
     return data
+
+
+JUNIT_XSD = Path(__file__).with_name("junit-10.xsd")
+
+
+@functools.cache
+def junit_schema() -> Any:
+    """The Jenkins xUnit junit-10.xsd pytest's --junitxml follows, compiled once (xmlschema
+    takes most of a second to import and compile it)."""
+    from tests._helpers import import_extra
+
+    return import_extra("test", "xmlschema").XMLSchema(str(JUNIT_XSD))
 
 
 def run_trace(data: dict[str, Any]) -> Trace:

@@ -10,17 +10,14 @@ from pathlib import Path
 import pytest
 
 from handoff_sim.cli import main
-from tests._helpers import NEEDS_OTEL, import_extra
+from tests._helpers import NEEDS_OTEL
 from tests.gates import _support
 
 pytestmark = NEEDS_OTEL
 
-SCHEMA = Path(__file__).with_name("junit-10.xsd")
-
 
 def validate(path: Path) -> None:
-    xmlschema = import_extra("test", "xmlschema")
-    xmlschema.XMLSchema(str(SCHEMA)).validate(str(path))
+    _support.junit_schema().validate(str(path))
 
 
 @pytest.fixture
