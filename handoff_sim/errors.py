@@ -33,6 +33,7 @@ HandoffSimError
 │   ├── AgentDefinitionError                [styles.sophi] an agent definition is wrong
 │   ├── GovernanceError                     [adapters] governed() got what it cannot govern
 │   ├── GateSpecError                       [handoff_sim] a gate file or a --gate option is wrong
+│   ├── TrajectorySpecError                 [testing] a trajectory expectation is written wrong
 │   └── UnknownRuntimeError                 [adapters] no framework runtime by that name
 ├── SetupError                             the environment lacks something the call needs
 │   ├── MissingExtraError (ImportError)     [adapters] the optional extra is not installed
@@ -60,6 +61,7 @@ HandoffSimError
 │   │                                       a step's expectation on the request failed
 │   ├── FunctionModelError                  a FunctionModel function gave no answer
 │   ├── SchemaModelError                    [testing] no arguments can be made from a tool's schema
+│   ├── NoFakeAnswerError                   [testing] no answer of a data-driven fake fits a call
 │   ├── UnconsumedStepsError (AssertionError)
 │   │                                       assert_complete() found steps left
 │   ├── ModelResponseError (TypeError)      a model client returned a malformed response
@@ -98,9 +100,10 @@ failing, as a real client's own exception would, so the runtime treats them as i
 treats any error of a user's code.
 
 SimulatedModelError (RuntimeError)         [testing] a script's ``{"error": ...}`` step
-└── AdversarialModelError                   [testing] an adversarial model's raising behaviour
-    └── AdversarialTimeoutError (TimeoutError)
-                                            [testing] a provider timeout, not a handoff timeout
+├── AdversarialModelError                   [testing] an adversarial model's raising behaviour
+│   └── AdversarialTimeoutError (TimeoutError)
+│                                           [testing] a provider timeout, not a handoff timeout
+└── SimulatedRateLimitError                 [testing] a data-driven fake's rate-limit fault (a 429)
 
 Warnings, and exceptions that never leave the package:
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pytest_handoff._gates import assert_gates
     from pytest_handoff._runner import ScenarioRunner
     from pytest_handoff._snapshot import TraceSnapshotExtension
+    from pytest_handoff._trajectory import assert_trajectory
 
 __all__ = [
     "AgentBuilder",
@@ -53,6 +54,7 @@ __all__ = [
     "assert_ran_in_parallel",
     "assert_retry_count",
     "assert_timeout_per_attempt",
+    "assert_trajectory",
     "delegate",
 ]
 
@@ -65,6 +67,7 @@ _HOME = {
     "ScenarioRunner": "pytest_handoff._runner",
     "assert_gates": "pytest_handoff._gates",
     "TraceSnapshotExtension": "pytest_handoff._snapshot",
+    "assert_trajectory": "pytest_handoff._trajectory",
 }
 
 

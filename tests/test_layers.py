@@ -23,7 +23,7 @@ from tests._package_modules import ROOT, Import, SourceModule, imports, modules
 # From the bottom, spelled as the folder listing spells them: a path in handoff_sim/
 # (``_agent.py``, ``subagents/``) unless it names pytest_handoff/; ``__init__.py`` is the
 # package's own top level. A module belongs to the layer of the longest entry that holds
-# it (handoff_sim/scenarios/load/_yaml.py is in "scenarios"). An entry may name a folder
+# it (handoff_sim/scenarios/_load/_yaml.py is in "scenarios"). An entry may name a folder
 # that does not exist yet.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_files.py",
             "_hooks.py",
             "_limits.py",
+            "_matchers.py",
             "_models.py",
             "_patterns.py",
             "_plugin_contract.py",
@@ -65,7 +66,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "trace.py",
         ),
     ),
-    ("styles and fakes", ("_invariant_pass.py", "_invariants.py", "styles/", "testing/")),
+    (
+        "styles and fakes",
+        ("_invariant_pass.py", "_invariants.py", "_trajectory/", "styles/", "testing/"),
+    ),
     ("scenarios", ("scenarios/",)),
     ("integrations", ("_gates/", "adapters/", "otel/", "recording/", "report/")),
     ("generation", ("fuzzing/", "strategies.py")),
@@ -103,7 +107,7 @@ def component_of_private(name: str) -> str | None:
     """Who may import ``name``: None for a public name, else the owning component.
 
     The owner of ``handoff_sim._x`` is the package ``handoff_sim``; the owner of a
-    private name deeper down (``handoff_sim.scenarios.load._yaml``) is the
+    private name deeper down (``handoff_sim.scenarios._load._yaml``) is the
     first-level component (``handoff_sim.scenarios``), whose sub-packages share it.
     """
     parts = name.split(".")
@@ -289,8 +293,8 @@ def test_cycle_finder_finds_exactly_the_cycles(
     [
         ("handoff_sim.trace.Trace", None),
         ("handoff_sim._context.Frame", "handoff_sim"),
-        ("handoff_sim.scenarios.load._yaml.parse_yaml", "handoff_sim.scenarios"),
-        ("handoff_sim.scenarios.run.runner._expected", "handoff_sim.scenarios"),
+        ("handoff_sim.scenarios._load._yaml.parse_yaml", "handoff_sim.scenarios"),
+        ("handoff_sim.scenarios._run.runner._expected", "handoff_sim.scenarios"),
         ("handoff_sim.subagents._input", "handoff_sim.subagents"),
         ("pytest_handoff._records._fail", "pytest_handoff"),
         ("handoff_sim.__version__", None),
@@ -331,7 +335,7 @@ def test_a_module_is_in_the_layer_of_its_longest_entry() -> None:
     assert layer_of("pytest_handoff.plugin") == 8
     assert layer_of("pytest_handoff.hookspecs") == 8
     assert layer_of("handoff_sim._plugin_contract") == 0
-    assert layer_of("handoff_sim.scenarios.load._yaml") == 3
+    assert layer_of("handoff_sim.scenarios._load._yaml") == 3
     with pytest.raises(LookupError, match=r"handoff_sim\.nowhere is in no layer"):
         layer_of("handoff_sim.nowhere")
 

@@ -1,5 +1,13 @@
 """Offline fake model clients for tests: strict, deterministic, no network."""
 
+from handoff_sim._trajectory import (
+    Call as TrajectoryCall,
+)
+from handoff_sim._trajectory import (
+    TrajectoryResult,
+    TrajectorySpecError,
+    check_trajectory,
+)
 from handoff_sim.errors import (
     FunctionModelError,
     ScriptAssertionError,
@@ -14,6 +22,8 @@ from handoff_sim.testing._adversarial import (
     AdversarialTimeoutError,
     Behaviour,
 )
+from handoff_sim.testing._fake_answers import NoFakeAnswerError, SimulatedRateLimitError
+from handoff_sim.testing._fake_tools import FakeTool, StubAgent
 from handoff_sim.testing._fingerprint import Fingerprint, differences, fingerprint, normalise
 from handoff_sim.testing._overrides import AgentTree, override_models
 from handoff_sim.testing._replay import ReplayModel
@@ -30,9 +40,11 @@ __all__ = [
     "AdversarialTimeoutError",
     "AgentTree",
     "Behaviour",
+    "FakeTool",
     "Fingerprint",
     "FunctionModel",
     "FunctionModelError",
+    "NoFakeAnswerError",
     "ReplayLane",
     "ReplayLedger",
     "ReplayModel",
@@ -43,7 +55,13 @@ __all__ = [
     "ScriptExhaustedError",
     "ScriptedModel",
     "SimulatedModelError",
+    "SimulatedRateLimitError",
+    "StubAgent",
+    "TrajectoryCall",
+    "TrajectoryResult",
+    "TrajectorySpecError",
     "UnconsumedStepsError",
+    "check_trajectory",
     "differences",
     "fingerprint",
     "normalise",

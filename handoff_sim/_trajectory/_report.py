@@ -1,0 +1,110 @@
+"""A failed trajectory in words: each call missing, extra, out of order or over its bound,
+in which scope, with the nearest candidate, then the calls the scope held."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from handoff_sim._trajectory._calls import Call
+from handoff_sim._trajectory._fit import closeness, differing_keys, fits, nearest
+from handoff_sim._trajectory._modes import Problem
+from handoff_sim._trajectory._spec import CallPattern, TrajectorySpec
+
+__all__ = ["describe_scope", "render", "shown_pattern"]
+
+MAX_LISTED = 40
+"""Calls listed under a failure; the rest are counted."""
+
+
+def _flow(value: Mapping[str, object]) -> str:
+    return "{" + ", ".join(f"{k}: {json.dumps(v, default=str)}" for k, v in value.items()) + "}"
+
+
+def shown_pattern(spec: TrajectorySpec, index: int) -> str:
+    """``call 1 {tool: "sql", count: 2}``: a pattern by its place in ``calls`` and as written."""
+    pattern = spec.calls[index]
+    return f"call {index} {_flow(pattern.written or {'tool': pattern.tool})}"
+
+
+def describe_scope(spec: TrajectorySpec) -> str:
+    """``{agent: "billing"}``, or ``the whole trace``."""
+    return _flow(spec.scope.written) if spec.scope.written else "the whole trace"
+
+
+def _why(spec: TrajectorySpec, pattern: CallPattern, call: Call) -> str:
+    wrong = differing_keys(spec, pattern, call)
+    return f" (differs in {', '.join(wrong)})" if wrong else ""
+
+
+def _missing(spec: TrajectorySpec, problem: Problem, scoped: list[Call], others: list[Call]) -> str:
+    assert problem.pattern is not None
+    pattern = spec.calls[problem.pattern]
+    line = f"missing: {shown_pattern(spec, problem.pattern)} was not called"
+    outside = next((c for c in others if fits(spec, pattern, c)), None)
+    if outside is not None:
+        return f"{line}; a call outside the scope fits it: {outside.describe()}"
+    close = nearest(pattern, scoped)
+    if close is None:
+        return f"{line}; the scope holds no call"
+    return f"{line}; nearest: {close.describe()}{_why(spec, pattern, close)}"
+
+
+def _extra(spec: TrajectorySpec, problem: Problem) -> str:
+    assert problem.call is not None
+    call = problem.call
+    line = f"extra: {call.describe()} fits no expected call"
+    if not spec.calls:
+        return line
+    best = max(range(len(spec.calls)), key=lambda i: closeness(spec.calls[i], call))
+    return f"{line}; nearest: {shown_pattern(spec, best)}{_why(spec, spec.calls[best], call)}"
+
+
+def _order(spec: TrajectorySpec, problem: Problem) -> str:
+    assert problem.pattern is not None
+    assert problem.call is not None
+    where = f"after {problem.after.describe()}" if problem.after else "in its place"
+    return (
+        f"out of order: {shown_pattern(spec, problem.pattern)} was expected {where}, "
+        f"but the call that fits it comes elsewhere: {problem.call.describe()}"
+    )
+
+
+def _count(spec: TrajectorySpec, problem: Problem, scoped: list[Call]) -> str:
+    assert problem.pattern is not None
+    pattern = spec.calls[problem.pattern]
+    numbers = [f"#{c.number}" for c in scoped if fits(spec, pattern, c)]
+    which = f" ({', '.join(numbers[:10])}{', …' if len(numbers) > 10 else ''})" if numbers else ""
+    return (
+        f"count: {shown_pattern(spec, problem.pattern)} fits {problem.count} call(s) of the "
+        f"scope{which}, expected {pattern.bound_text()}"
+    )
+
+
+def _line(spec: TrajectorySpec, problem: Problem, scoped: list[Call], others: list[Call]) -> str:
+    if problem.kind == "missing":
+        return _missing(spec, problem, scoped, others)
+    if problem.kind == "extra":
+        return _extra(spec, problem)
+    if problem.kind == "order":
+        return _order(spec, problem)
+    return _count(spec, problem, scoped)
+
+
+def render(
+    spec: TrajectorySpec, found: list[Problem], scoped: list[Call], others: list[Call]
+) -> str:
+    """The whole failure: a head line, one line per problem, the calls of the scope."""
+    head = (
+        f"trajectory does not hold (mode: {spec.mode}, scope: {describe_scope(spec)}, "
+        f"args_mode: {spec.args_mode}): {len(found)} problem(s)"
+    )
+    lines = [head, *(f"  - {_line(spec, p, scoped, others)}" for p in found)]
+    outside = f", {len(others)} outside it" if others else ""
+    lines.append(f"calls in the scope ({len(scoped)}{outside}):")
+    lines += [f"  {c.describe()}" for c in scoped[:MAX_LISTED]]
+    if len(scoped) > MAX_LISTED:
+        lines.append(f"  … and {len(scoped) - MAX_LISTED} more")
+    if not scoped:
+        lines.append("  (none)")
+    return "\n".join(lines)
