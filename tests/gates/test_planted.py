@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from handoff_sim import GateFailedError, Gates, Trace, check_gates, check_invariants
+from handoff_sim.cli import main
 from tests._helpers import NEEDS_OTEL, needs_extra
 from tests.gates import _support
 
@@ -78,6 +80,23 @@ def test_each_planted_fault_fails_exactly_its_gate(
     report = check_gates(trace, GATES)
     assert {r.gate for r in report.failures} == PLANTS[plant]
     assert len(report.results) == 9  # every gate was checked, passing or not
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+@pytest.mark.parametrize("source", SOURCES)
+def test_the_command_exits_1_exactly_when_a_fault_was_planted(
+    source: Callable[[str, Path], Path],
+    plant: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    gates = tmp_path / "gates.yaml"
+    gates.write_text(yaml.safe_dump(GATES.model_dump(exclude_unset=True)), encoding="utf-8")
+    code = main(["check", str(source(plant, tmp_path)), "-q", "--gates", str(gates)])
+    out = capsys.readouterr().out
+    assert code == (1 if PLANTS[plant] else 0)
+    failing = {line.split()[0] for line in out.splitlines() if line.endswith("  FAIL")}
+    assert failing == PLANTS[plant]
 
 
 @NEEDS_OTEL
