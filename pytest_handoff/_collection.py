@@ -19,8 +19,7 @@ import pytest
 from handoff_sim.errors import CheckFailedError
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import LoadedScenario, ModelFactory, Problem
-    from handoff_sim.scenarios.load import Discovery
+    from handoff_sim.scenarios import Discovery, LoadedScenario, ModelFactory, Problem
 
 from pytest_handoff._keys import BROKEN_FILES, SCENARIO_DIRS
 
@@ -95,7 +94,7 @@ class ScenarioFile(pytest.File):
 
     def _item(self, scenario: LoadedScenario) -> ScenarioItem:
         marks = [getattr(pytest.mark, _SCENARIO_MARK)(scenario.name)]
-        from handoff_sim.scenarios.schema import tag_problem
+        from handoff_sim.scenarios import tag_problem
 
         for index, tag in enumerate(scenario.tags):
             problem = tag_problem(tag)  # the loader refuses these too; never trust a marker
@@ -116,7 +115,7 @@ def _model_kind_problems(config: pytest.Config, scenarios: list[LoadedScenario])
 
     A scenario that a plugin's ``pytest_handoff_runtime`` runs is left to that runtime.
     """
-    from handoff_sim.scenarios.build import model_kind_problems
+    from handoff_sim.scenarios import model_kind_problems
     from pytest_handoff._execute import _ModelHook
 
     def factories(scenario: LoadedScenario) -> list[ModelFactory] | None:

@@ -61,7 +61,7 @@ def relative_text(text: str, path: Path, shown: str) -> str:
 
 def crash_message(outcome: Outcome) -> tuple[int, str]:
     """The line of the first failed expectation and a one-line reason naming it."""
-    from handoff_sim.scenarios.expect import show
+    from handoff_sim.scenarios import show
 
     scenario = outcome.result.scenario
     mismatches = outcome.result.mismatches

@@ -12,7 +12,7 @@ What it does:
   ``pytest --hypothesis-profile=handoff-ci`` (or ``settings.load_profile``) finds it;
 * teaches ``st.from_type`` the handoff types: ``HandoffPolicy``, ``SubAgent`` and
   ``Agent`` as soon as ``handoff_sim`` is imported, ``ScenarioSpec`` as soon as
-  ``handoff_sim.scenarios.schema`` is. A type whose module is loaded already is
+  ``handoff_sim.scenarios`` is. A type whose module is loaded already is
   registered at once; otherwise a one-shot import hook registers it right after its
   module has loaded. The strategies themselves (``handoff_sim.strategies``) load
   only when hypothesis first resolves one of the types.
@@ -101,7 +101,7 @@ def register_scenario_type() -> bool:
     try:
         from hypothesis import strategies as st
 
-        from handoff_sim.scenarios.schema import ScenarioSpec
+        from handoff_sim.scenarios import ScenarioSpec
 
         st.register_type_strategy(ScenarioSpec, _lazy("scenario_specs"))
     except Exception:  # a broken install must never break hypothesis for everyone
@@ -111,7 +111,7 @@ def register_scenario_type() -> bool:
 
 _REGISTER_AFTER: dict[str, Callable[[], bool]] = {
     "handoff_sim": register_runtime_types,
-    "handoff_sim.scenarios.schema": register_scenario_type,
+    "handoff_sim.scenarios": register_scenario_type,
 }
 
 

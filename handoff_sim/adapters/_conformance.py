@@ -20,8 +20,14 @@ from typing import Literal
 from handoff_sim.adapters._errors import ScenarioNotApplicable
 from handoff_sim.adapters._registry import RUNTIME_NAMES, runtime_factory
 from handoff_sim.errors import CheckFailedError
-from handoff_sim.scenarios import LoadedScenario, ScenarioError, load_path, run_scenario
-from handoff_sim.scenarios.expect import Mismatch, show
+from handoff_sim.scenarios import (
+    LoadedScenario,
+    Mismatch,
+    ScenarioError,
+    load_path,
+    run_scenario,
+    show,
+)
 
 __all__ = [
     "DIFFERENCES",

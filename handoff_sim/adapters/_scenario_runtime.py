@@ -29,19 +29,19 @@ from handoff_sim.adapters._governed import Fallback
 from handoff_sim.adapters._simulate import simulate_with
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
-from handoff_sim.scenarios import LoadedScenario, ModelFactory, ScenarioRun
-from handoff_sim.scenarios.build import (
-    CatchAllExecutor,
-    build_models,
-    build_policy,
-    fake_tool,
-)
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios import (
     AgentSpec,
+    CatchAllExecutor,
+    LoadedScenario,
+    ModelFactory,
+    ScenarioRun,
     ScenarioSpec,
     ScriptModelSpec,
     StepSpec,
     SubAgentSpec,
+    build_models,
+    build_policy,
+    fake_tool,
 )
 from handoff_sim.simulation import DEFAULT_DEADLINE
 from handoff_sim.subagents import (

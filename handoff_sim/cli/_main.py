@@ -36,8 +36,7 @@ if TYPE_CHECKING:
     from handoff_sim.adapters import RuntimeFactory
     from handoff_sim.cli._plugins import CommandPlugins
     from handoff_sim.otel import OtelSuite
-    from handoff_sim.scenarios import LoadedScenario
-    from handoff_sim.scenarios.schema import PolicySpec
+    from handoff_sim.scenarios import LoadedScenario, PolicySpec
 
 __all__ = ["main"]
 
@@ -99,7 +98,7 @@ def _plugins(args: argparse.Namespace) -> CommandPlugins | None:
 
 def _scenario_files(paths: Sequence[str], err: TextIO) -> tuple[list[Path], int]:
     """The files to load, each once; every broken path or link is reported and counted."""
-    from handoff_sim.scenarios.load import discover
+    from handoff_sim.scenarios import discover
 
     found = discover(paths)
     for problem in found.problems:
@@ -112,8 +111,7 @@ def _load(path: Path, plugins: CommandPlugins, err: TextIO) -> list[LoadedScenar
 
     Model kinds are checked here, with the plugins' factories, as pytest collection does.
     """
-    from handoff_sim.scenarios import ScenarioFileError, load_file
-    from handoff_sim.scenarios.build import model_kind_problems
+    from handoff_sim.scenarios import ScenarioFileError, load_file, model_kind_problems
 
     try:
         loaded = load_file(path)
@@ -154,7 +152,7 @@ class _Tally:
 def _outputs_refused(args: argparse.Namespace) -> bool:
     """Whether ``--html`` or ``--otel`` is refused (each reason printed): it is one of the
     inputs, a ``.yaml`` in a scenario directory, or the other option's file."""
-    from handoff_sim.scenarios.load import output_problems
+    from handoff_sim.scenarios import output_problems
 
     problems = output_problems([("--html", args.html), ("--otel", args.otel)], args.paths)
     for problem in problems:

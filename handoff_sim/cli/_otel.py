@@ -291,8 +291,7 @@ def load_expectations(path: str | Path) -> list[LoadedScenario]:
     """
     from handoff_sim._files import UnreadableFile, read_regular
     from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES
-    from handoff_sim.scenarios import load_path, load_text
-    from handoff_sim.scenarios.load import ParsedYaml, parse_yaml
+    from handoff_sim.scenarios import ParsedYaml, load_path, load_text, parse_yaml
 
     file = Path(path)
     if not file.is_file():

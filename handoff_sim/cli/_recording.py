@@ -14,8 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import LoadedScenario, ScenarioResult
-    from handoff_sim.scenarios.schema import PolicySpec
+    from handoff_sim.scenarios import LoadedScenario, PolicySpec, ScenarioResult
 
 __all__ = [
     "RECORD_HELP",

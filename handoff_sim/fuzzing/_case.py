@@ -73,13 +73,14 @@ def build_case(case: Mapping[str, Any]) -> Agent:
 
 def _build(case: Mapping[str, Any], blueprint: _Blueprint) -> Agent:
     from handoff_sim._sessions import InMemorySessionStore
-    from handoff_sim.scenarios.build import (
+    from handoff_sim.scenarios import (
         BuildContext,
         build_entry_agent,
         build_models,
         build_type_models,
+        dotted,
+        load_agent_types,
     )
-    from handoff_sim.scenarios.load import dotted, load_agent_types
 
     spec = blueprint.spec
 

@@ -29,8 +29,7 @@ from handoff_sim.testing import AgentTree, ReplayLedger, ReplayModel
 
 if TYPE_CHECKING:
     from handoff_sim.recording._redact import Redaction
-    from handoff_sim.scenarios import LoadedScenario, ScenarioSpec
-    from handoff_sim.scenarios.schema import MatchMode
+    from handoff_sim.scenarios import LoadedScenario, MatchMode, ScenarioSpec
 
 __all__ = ["Recording", "record", "replay"]
 
@@ -252,7 +251,7 @@ class Recording:
     def tool_answers(self) -> dict[str, Any]:
         """The recorded answers of each fake tool, by tool name (what ``replay`` serves when
         the tools were recorded)."""
-        from handoff_sim.scenarios.build import RecordedAnswers
+        from handoff_sim.scenarios import RecordedAnswers
 
         return {
             name: RecordedAnswers(name, spec.answers)

@@ -16,7 +16,7 @@ from handoff_sim import Trace
 from handoff_sim.events import HandoffStartEvent, ToolEndEvent, ToolStartEvent
 from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Scrubber
-from handoff_sim.scenarios.schema import RaisesSpec
+from handoff_sim.scenarios import RaisesSpec
 
 if TYPE_CHECKING:
     from handoff_sim.recording._recorder import Recorder, ToolCallRecord

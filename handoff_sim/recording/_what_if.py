@@ -27,14 +27,16 @@ from handoff_sim._terminal import escape_value
 from handoff_sim.errors import ConfigurationError, PolicyError
 from handoff_sim.scenarios import (
     LoadedScenario,
+    MatchMode,
     Mismatch,
+    PolicySpec,
     ScenarioError,
     ScenarioResult,
     ScenarioRuntime,
+    VariantSpec,
     load_path,
     run_scenario,
 )
-from handoff_sim.scenarios.schema import MatchMode, PolicySpec, VariantSpec
 from handoff_sim.subagents import HandoffPolicy
 
 __all__ = [

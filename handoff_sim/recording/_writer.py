@@ -31,7 +31,7 @@ from handoff_sim.recording._fakes import fake_tools
 from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Redaction, Scrubber, machine_paths
 from handoff_sim.recording._yaml_out import render
-from handoff_sim.scenarios.schema import RECORDING_FORMAT
+from handoff_sim.scenarios import RECORDING_FORMAT
 from handoff_sim.testing import SimulatedModelError, fingerprint
 
 if TYPE_CHECKING:

@@ -124,8 +124,7 @@ def display_path(path: Path | str, base: Path | None) -> str:
 
 
 def _mismatch(mismatch: Mismatch, path: str) -> MismatchView:
-    from handoff_sim.scenarios.expect import show
-    from handoff_sim.scenarios.run import expected_events
+    from handoff_sim.scenarios import expected_events, show
 
     where = f"{path}:{mismatch.line}" if mismatch.line else path
     if mismatch.kind == "trace" and isinstance(mismatch.expected, dict):
@@ -142,7 +141,7 @@ def _mismatch(mismatch: Mismatch, path: str) -> MismatchView:
 
 def entry_from_result(result: ScenarioResult, *, base: Path | None = None) -> ReportEntry:
     """The entry of a scenario run; ``base`` shortens absolute paths to relative ones."""
-    from handoff_sim.scenarios.expect import describe_error
+    from handoff_sim.scenarios import describe_error
 
     scenario = result.scenario
     path = display_path(scenario.path, base)

@@ -1,7 +1,7 @@
 """The handoff policy: admission, retries, per-attempt timeout, fallback.
 
 :class:`HandoffPolicy` is the one definition of a policy's fields, defaults and bounds;
-the scenario file's policy block (``handoff_sim.scenarios.schema``) writes the same fields
+the scenario file's policy block (``handoff_sim.scenarios._schema``) writes the same fields
 out in a file's terms, a test keeping the two in step, and :meth:`HandoffPolicy.from_block`
 reads such a block (with its declarative :class:`InputFilterBlock` and :class:`RetryOnBlock`)
 back.

@@ -26,7 +26,7 @@ from handoff_sim import _patterns
 from handoff_sim._limits import MAX_PATTERN_SIZE
 from handoff_sim.errors import PatternTimeoutError, ScriptAssertionError
 from handoff_sim.scenarios import ScenarioFileError, load_dict, load_file, run_scenario
-from handoff_sim.scenarios.expect import text_matches
+from handoff_sim.scenarios._expect import text_matches
 
 FILES = Path(__file__).parent / "files"
 SIXTY = "a" * 60 + "!"
@@ -153,7 +153,7 @@ def test_a_backtracking_tool_description_pattern_fails_the_step() -> None:
 def test_the_patterns_of_one_check_share_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two hundred turns, each with a backtracking output pattern: at 50 ms each that is
     ten seconds; the check's shared budget (patched to 0.2 s) ends it after a few."""
-    from handoff_sim.scenarios.expect import _check
+    from handoff_sim.scenarios._expect import _check
 
     monkeypatch.setattr(_check, "MAX_PATTERN_CHECK_SECONDS", 0.2)
     turns = [{"input": "go", "expect": {"output": {"match": BACKTRACKS}}}] * 200

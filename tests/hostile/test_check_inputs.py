@@ -20,7 +20,7 @@ from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES, MAX_TRACE_FILE_BYTES
 from handoff_sim.cli import main
 from handoff_sim.errors import OtlpFormatError
 from handoff_sim.scenarios import ScenarioFileError, load_file, load_text
-from handoff_sim.scenarios.load import _yaml
+from handoff_sim.scenarios._load import _yaml
 from handoff_sim.trace import read_otlp
 from tests._helpers import import_extra
 

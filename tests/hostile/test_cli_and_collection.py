@@ -16,7 +16,7 @@ import pytest
 
 # pytester restores sys.modules after every in-process session: what a session imports
 # first is imported again by the next one. Importing it here once keeps each one fast.
-import handoff_sim.scenarios.build._model_kinds  # noqa: F401
+import handoff_sim.scenarios._build._model_kinds  # noqa: F401
 import pytest_handoff._builders
 import pytest_handoff._collection
 import pytest_handoff._execute

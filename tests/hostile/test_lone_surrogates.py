@@ -10,7 +10,7 @@ import pytest
 
 from handoff_sim.cli import main
 from handoff_sim.scenarios import ScenarioFileError, load_dict, load_file, load_text
-from handoff_sim.scenarios.load import _yaml
+from handoff_sim.scenarios._load import _yaml
 
 FILES = Path(__file__).parent / "files"
 HOSTILE = FILES / "lone_surrogate_call_id.yaml"

@@ -29,7 +29,7 @@ from handoff_sim.errors import RealTimeDeadlineError, ScriptAssertionError
 from handoff_sim.events import Event
 from handoff_sim.messages import ModelRequest, ModelResponse
 from handoff_sim.scenarios import run_scenario
-from handoff_sim.scenarios.run import _realtime
+from handoff_sim.scenarios._run import _realtime
 from handoff_sim.testing import FunctionModel
 from tests.hostile._support import open_starts
 

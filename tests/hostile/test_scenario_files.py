@@ -27,7 +27,7 @@ from handoff_sim._limits import (
 from handoff_sim.cli import main
 from handoff_sim.errors import ConfigurationError, PolicyError
 from handoff_sim.scenarios import ScenarioFileError, load_dict, load_file, load_text
-from handoff_sim.scenarios.schema import RESERVED_TAGS
+from handoff_sim.scenarios._schema import RESERVED_TAGS
 from handoff_sim.testing import AdversarialModel, ScriptedModel
 from tests.hostile._support import run_hostile
 

@@ -28,7 +28,7 @@ from handoff_sim import (
 from handoff_sim._tools import format_tool_error
 from handoff_sim.events import Event
 from handoff_sim.messages import ModelRequest, ToolCall
-from handoff_sim.scenarios.expect import describe_error as describe_scenario_error
+from handoff_sim.scenarios._expect import describe_error as describe_scenario_error
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
 from handoff_sim.subagents._executor import safe_message

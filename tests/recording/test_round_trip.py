@@ -23,8 +23,8 @@ from handoff_sim import (
 )
 from handoff_sim.recording import Redaction, ReplayMismatchError, record, replay
 from handoff_sim.scenarios import LoadedScenario, load_path, run_scenario
-from handoff_sim.scenarios.build import BuildContext, build_entry_agent, build_models
-from handoff_sim.scenarios.expect import TurnSessions
+from handoff_sim.scenarios._build import BuildContext, build_entry_agent, build_models
+from handoff_sim.scenarios._expect import TurnSessions
 from handoff_sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -21,8 +21,8 @@ from handoff_sim.scenarios import (
     run_scenario,
     scenario_json_schema,
 )
-from handoff_sim.scenarios.expect import TurnSessions
-from handoff_sim.scenarios.schema import SessionRef, TurnExpectSpec, TurnSpec
+from handoff_sim.scenarios._expect import TurnSessions
+from handoff_sim.scenarios._schema import SessionRef, TurnExpectSpec, TurnSpec
 
 from ._util import BUNDLED, delegation, write
 

@@ -19,7 +19,7 @@ from handoff_sim.scenarios import (
     run_scenario,
     scenario_json_schema,
 )
-from handoff_sim.scenarios.expect import value_matches
+from handoff_sim.scenarios._expect import value_matches
 
 from ._util import delegation
 

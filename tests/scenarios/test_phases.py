@@ -1,4 +1,4 @@
-"""The scenario phases import one way: schema, expect, load, build, run (docs/architecture.md).
+"""The scenario phases import one way: _schema, _expect, _load, _build, _run (docs/architecture.md).
 
 A phase imports only from the phases before it, and only through their ``__init__``
 (what each exports in ``__all__``), never from another phase's private module. Every
@@ -18,7 +18,7 @@ import handoff_sim.scenarios
 
 PACKAGE = "handoff_sim.scenarios"
 ROOT = Path(handoff_sim.scenarios.__file__).parent
-PHASES = ("schema", "expect", "load", "build", "run")
+PHASES = ("_schema", "_expect", "_load", "_build", "_run")
 SHARED = f"{PACKAGE}._errors"  # the errors every phase raises, below all of them
 
 

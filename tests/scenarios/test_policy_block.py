@@ -17,7 +17,7 @@ from handoff_sim._limits import MAX_RETRIES
 from handoff_sim.errors import PolicyError
 from handoff_sim.messages import ToolCall
 from handoff_sim.scenarios import ScenarioFileError, load_dict, scenario_json_schema
-from handoff_sim.scenarios.build import BuildContext, build_entry_agent, build_models
+from handoff_sim.scenarios._build import BuildContext, build_entry_agent, build_models
 
 from ._util import delegation
 

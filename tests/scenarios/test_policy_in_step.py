@@ -19,13 +19,13 @@ from pydantic.fields import FieldInfo
 from handoff_sim import HandoffPolicy
 from handoff_sim._durations import parse_duration
 from handoff_sim.scenarios import load_dict
-from handoff_sim.scenarios.build import BuildContext, build_entry_agent, build_models
-from handoff_sim.scenarios.schema import PolicySpec
+from handoff_sim.scenarios._build import BuildContext, build_entry_agent, build_models
+from handoff_sim.scenarios._schema import PolicySpec
 
 from ._util import delegation
 
 _POLICY_AT = "HandoffPolicy in handoff_sim/subagents/_policy.py"
-_FILE_AT = "PolicySpec in handoff_sim/scenarios/schema/_policy.py"
+_FILE_AT = "PolicySpec in handoff_sim/scenarios/_schema/_policy.py"
 _BOUNDS = (Ge, Gt, Le, Lt)
 
 

@@ -105,7 +105,7 @@ def test_the_runs_own_timeout_error_is_not_taken_for_the_deadline() -> None:
 def test_a_run_past_the_real_deadline_stops_with_every_handoff_ended(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from handoff_sim.scenarios.run import _realtime
+    from handoff_sim.scenarios._run import _realtime
 
     monkeypatch.setattr(_realtime, "MAX_REAL_RUN_SECONDS", 0.01)
     data = _real(expect={"error": {"type": "RunError", "match": "went over 0.01s of real time"}})

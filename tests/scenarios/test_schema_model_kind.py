@@ -11,7 +11,7 @@ import pytest
 
 from handoff_sim.cli import main
 from handoff_sim.scenarios import run_scenario
-from handoff_sim.scenarios.schema import scenario_json_schema
+from handoff_sim.scenarios._schema import scenario_json_schema
 
 TREE = """\
 scenario: schema-kind

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from handoff_sim._limits import MAX_YAML_DEPTH
 from handoff_sim.scenarios import Problem, ScenarioFileError, load_file, load_text
-from handoff_sim.scenarios.load import _yaml
+from handoff_sim.scenarios._load import _yaml
 
 from ._util import BUNDLED, REPO
 
@@ -257,7 +257,7 @@ _WITHOUT_LIBYAML = """
 import json, sys
 sys.modules["yaml._yaml"] = None  # as if PyYAML had been built without libyaml
 from handoff_sim.scenarios import ScenarioFileError, load_file
-from handoff_sim.scenarios.load import _yaml
+from handoff_sim.scenarios._load import _yaml
 out = {"libyaml": _yaml.LIBYAML is not None, "files": {}}
 for name in sys.argv[1:]:
     try:

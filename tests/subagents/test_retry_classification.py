@@ -326,7 +326,7 @@ def test_validate_does_not_import_retry_on_and_run_names_the_file_and_line(
 
 
 def test_the_json_schema_offers_retry_on_as_an_import_path() -> None:
-    from handoff_sim.scenarios.schema import scenario_json_schema
+    from handoff_sim.scenarios._schema import scenario_json_schema
 
     defs = scenario_json_schema()["$defs"]
     assert defs["RetryOnBlock"]["required"] == ["python"]

@@ -19,13 +19,13 @@ from handoff_sim import Agent, InMemorySessionStore, Simulation
 from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.events import HandoffStartEvent
 from handoff_sim.scenarios import ScenarioError
-from handoff_sim.scenarios.build import (
+from handoff_sim.scenarios._build import (
     BuildContext,
     build_entry_agent,
     build_models,
     build_type_models,
 )
-from handoff_sim.scenarios.load import LoadedScenario, load_file
+from handoff_sim.scenarios._load import LoadedScenario, load_file
 from handoff_sim.testing import SchemaModel, override_models
 from tests.hostile._support import open_starts
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 from handoff_sim._agent import Agent
 from handoff_sim._models import ModelClient
 from handoff_sim.errors import InputFilterError, RetryClassifierError
-from handoff_sim.scenarios.build._context import BuildContext
-from handoff_sim.scenarios.build._styles import dispatcher_agent, dispatcher_mount
-from handoff_sim.scenarios.build._tools import CatchAllExecutor, fake_tool
-from handoff_sim.scenarios.load import resolve_input_type, search_path
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios._build._context import BuildContext
+from handoff_sim.scenarios._build._styles import dispatcher_agent, dispatcher_mount
+from handoff_sim.scenarios._build._tools import CatchAllExecutor, fake_tool
+from handoff_sim.scenarios._load import resolve_input_type, search_path
+from handoff_sim.scenarios._schema import (
     DispatcherMountSpec,
     PolicyBlock,
     ScenarioSpec,
@@ -24,7 +24,7 @@ from handoff_sim.subagents import HandoffPolicy, SessionMode, SubAgent
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from handoff_sim.scenarios.load import LoadedScenario
+    from handoff_sim.scenarios._load import LoadedScenario
 
 __all__ = ["build_entry_agent", "build_policy"]
 

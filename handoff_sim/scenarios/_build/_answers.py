@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from handoff_sim.errors import ToolReplayMismatchError
-from handoff_sim.scenarios.schema import RaisesSpec, ToolAnswerSpec
+from handoff_sim.scenarios._schema import RaisesSpec, ToolAnswerSpec
 
 __all__ = ["RecordedAnswers"]
 

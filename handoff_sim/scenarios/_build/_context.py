@@ -11,7 +11,7 @@ from handoff_sim._sessions import SessionStore
 from handoff_sim.styles.sophi import AgentDefinition
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios.load import LoadedScenario
+    from handoff_sim.scenarios._load import LoadedScenario
 
 __all__ = ["BuildContext"]
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from handoff_sim._safe import describe_error
+from handoff_sim.scenarios._build._models import ModelFactory, built_in_kind
 from handoff_sim.scenarios._errors import Problem
-from handoff_sim.scenarios.build._models import ModelFactory, built_in_kind
-from handoff_sim.scenarios.load import LoadedScenario
-from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
+from handoff_sim.scenarios._load import LoadedScenario
+from handoff_sim.scenarios._schema import CustomModelSpec, ScenarioSpec
 
 __all__ = ["custom_models", "model_kind_problems"]
 

@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from handoff_sim._models import ModelClient
+from handoff_sim.scenarios._build._steps import script_step
 from handoff_sim.scenarios._errors import ScenarioError
-from handoff_sim.scenarios.build._steps import script_step
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios._schema import (
     AdversarialSpec,
     CustomModelSpec,
     ScenarioSpec,

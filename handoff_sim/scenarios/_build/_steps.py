@@ -12,8 +12,8 @@ from typing import Any
 
 from handoff_sim.errors import ScriptAssertionError
 from handoff_sim.messages import ModelRequest
-from handoff_sim.scenarios.expect import text_matches, value_matches
-from handoff_sim.scenarios.schema import StepExpectSpec, StepSpec
+from handoff_sim.scenarios._expect import text_matches, value_matches
+from handoff_sim.scenarios._schema import StepExpectSpec, StepSpec
 
 __all__ = ["script_step"]
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from handoff_sim._models import ModelClient
 from handoff_sim._tools import Tool
-from handoff_sim.scenarios.build._context import BuildContext
-from handoff_sim.scenarios.schema import AgentSpec, ApproveSpec, ConfirmSpec, DispatcherSpec
+from handoff_sim.scenarios._build._context import BuildContext
+from handoff_sim.scenarios._schema import AgentSpec, ApproveSpec, ConfirmSpec, DispatcherSpec
 from handoff_sim.styles.sophi import (
     ALLOW_ALL,
     DENY_ALL,

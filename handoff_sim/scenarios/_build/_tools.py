@@ -10,8 +10,8 @@ from typing import Any
 
 from handoff_sim._tools import Tool, ToolSetExecutor
 from handoff_sim.messages import ToolCall
-from handoff_sim.scenarios.build._answers import RecordedAnswers
-from handoff_sim.scenarios.schema import FakeToolSpec, RaisesSpec, ToolExecutorSpec
+from handoff_sim.scenarios._build._answers import RecordedAnswers
+from handoff_sim.scenarios._schema import FakeToolSpec, RaisesSpec, ToolExecutorSpec
 
 __all__ = ["CatchAllExecutor", "fake_tool"]
 

@@ -4,8 +4,8 @@ It reads a scenario and a run through two small protocols (:class:`CheckedScenar
 :class:`CheckedRun`), so that it sits below the load and run phases that provide them.
 """
 
-from handoff_sim.scenarios.expect._captures import TurnSessions
-from handoff_sim.scenarios.expect._check import (
+from handoff_sim.scenarios._expect._captures import TurnSessions
+from handoff_sim.scenarios._expect._check import (
     CheckedRun,
     CheckedScenario,
     Mismatch,
@@ -13,8 +13,8 @@ from handoff_sim.scenarios.expect._check import (
     describe_error,
     show,
 )
-from handoff_sim.scenarios.expect._findings import expect_findings
-from handoff_sim.scenarios.expect._values import text_matches, value_matches
+from handoff_sim.scenarios._expect._findings import expect_findings
+from handoff_sim.scenarios._expect._values import text_matches, value_matches
 
 __all__ = [
     "CheckedRun",

@@ -12,7 +12,7 @@ import difflib
 from collections.abc import Iterator
 
 from handoff_sim.scenarios._errors import ScenarioError
-from handoff_sim.scenarios.expect._places import (
+from handoff_sim.scenarios._expect._places import (
     GROUPS,
     Finding,
     Position,
@@ -20,7 +20,7 @@ from handoff_sim.scenarios.expect._places import (
     expect_positions,
     turn_positions,
 )
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios._schema import (
     ExpectSpec,
     ScenarioSpec,
     SessionRef,

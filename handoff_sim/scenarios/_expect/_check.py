@@ -22,10 +22,16 @@ from handoff_sim.errors import (
     UnusedRecordingError,
 )
 from handoff_sim.events import RunStartEvent
-from handoff_sim.scenarios.expect._match import find_unmatched
-from handoff_sim.scenarios.expect._state import check_sessions, check_tool_runs
-from handoff_sim.scenarios.expect._values import resolved, value_matches
-from handoff_sim.scenarios.schema import ErrorExpect, ExpectSpec, HandoffExpect, Regex, ScenarioSpec
+from handoff_sim.scenarios._expect._match import find_unmatched
+from handoff_sim.scenarios._expect._state import check_sessions, check_tool_runs
+from handoff_sim.scenarios._expect._values import resolved, value_matches
+from handoff_sim.scenarios._schema import (
+    ErrorExpect,
+    ExpectSpec,
+    HandoffExpect,
+    Regex,
+    ScenarioSpec,
+)
 from handoff_sim.trace import HandoffRecord, Trace
 
 __all__ = [

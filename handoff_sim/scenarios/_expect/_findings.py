@@ -13,8 +13,8 @@ from typing import Any
 
 from handoff_sim._durations import parse_duration
 from handoff_sim.events import EVENT_TYPES
-from handoff_sim.scenarios.expect._captures import capture_findings, matrix_capture_findings
-from handoff_sim.scenarios.expect._places import (
+from handoff_sim.scenarios._expect._captures import capture_findings, matrix_capture_findings
+from handoff_sim.scenarios._expect._places import (
     Finding,
     Position,
     RelPath,
@@ -23,7 +23,7 @@ from handoff_sim.scenarios.expect._places import (
     trace_base,
     turn_positions,
 )
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios._schema import (
     EnumField,
     ExpectSpec,
     ScenarioSpec,

@@ -8,7 +8,7 @@ from typing import Any
 
 from handoff_sim._durations import parse_duration
 from handoff_sim.events import Event
-from handoff_sim.scenarios.expect._values import Bindings, text_matches, value_matches
+from handoff_sim.scenarios._expect._values import Bindings, text_matches, value_matches
 
 __all__ = ["branch_of", "find_unmatched", "matches", "text_matches", "values_match"]
 

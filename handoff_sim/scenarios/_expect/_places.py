@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios._schema import (
     ExpectSpec,
     MessageExpect,
     Place,

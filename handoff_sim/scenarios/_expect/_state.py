@@ -6,8 +6,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from handoff_sim._sessions import Session
-from handoff_sim.scenarios.expect._values import resolved, value_matches
-from handoff_sim.scenarios.schema import ExpectSpec, MessageExpect, Place, SessionExpect
+from handoff_sim.scenarios._expect._values import resolved, value_matches
+from handoff_sim.scenarios._schema import ExpectSpec, MessageExpect, Place, SessionExpect
 
 __all__ = ["check_sessions", "check_tool_runs"]
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable, Mapping, MutableMapping
 
 from handoff_sim._patterns import search
-from handoff_sim.scenarios.schema import MATCHERS, Place, is_matcher
+from handoff_sim.scenarios._schema import MATCHERS, Place, is_matcher
 
 __all__ = ["Bindings", "resolved", "same", "text_matches", "value_matches"]
 

@@ -4,22 +4,22 @@ A file becomes :class:`LoadedScenario` values, or a ``ScenarioFileError`` whose 
 read ``path:line:col: field.path: message``.
 """
 
-from handoff_sim.scenarios.load._agent_types import (
+from handoff_sim.scenarios._load._agent_types import (
     AgentTypes,
     LoadFailure,
     load_agent_types,
 )
-from handoff_sim.scenarios.load._discovery import SUFFIXES, Discovery, discover
-from handoff_sim.scenarios.load._input_types import resolve_input_type, search_path
-from handoff_sim.scenarios.load._loader import (
+from handoff_sim.scenarios._load._discovery import SUFFIXES, Discovery, discover
+from handoff_sim.scenarios._load._input_types import resolve_input_type, search_path
+from handoff_sim.scenarios._load._loader import (
     LoadedScenario,
     load_dict,
     load_file,
     load_path,
     load_text,
 )
-from handoff_sim.scenarios.load._outputs import output_problems
-from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
+from handoff_sim.scenarios._load._outputs import output_problems
+from handoff_sim.scenarios._load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
 
 __all__ = [
     "SUFFIXES",

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.scenarios.load._style_checks import Finding
-from handoff_sim.scenarios.load._yaml import FieldPath
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios._load._style_checks import Finding
+from handoff_sim.scenarios._load._yaml import FieldPath
+from handoff_sim.scenarios._schema import (
     AgentTypesDirSpec,
     AgentTypeSpec,
     DispatcherSpec,

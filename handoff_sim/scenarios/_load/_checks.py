@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 from handoff_sim.events import EVENT_TYPES
 from handoff_sim.scenarios._errors import Problem
-from handoff_sim.scenarios.expect import expect_findings
-from handoff_sim.scenarios.load._clock_checks import real_clock_findings
-from handoff_sim.scenarios.load._style_checks import style_findings
-from handoff_sim.scenarios.load._yaml import FieldPath, SourceMap, dotted
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios._expect import expect_findings
+from handoff_sim.scenarios._load._clock_checks import real_clock_findings
+from handoff_sim.scenarios._load._style_checks import style_findings
+from handoff_sim.scenarios._load._yaml import FieldPath, SourceMap, dotted
+from handoff_sim.scenarios._schema import (
     ScenarioSpec,
     SubAgentSpec,
     VariantSpec,

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from handoff_sim._limits import MAX_REAL_SECONDS
-from handoff_sim.scenarios.load._style_checks import Finding
-from handoff_sim.scenarios.load._yaml import FieldPath
-from handoff_sim.scenarios.schema import ExpectSpec, ScenarioSpec, ScriptModelSpec, StepSpec
+from handoff_sim.scenarios._load._style_checks import Finding
+from handoff_sim.scenarios._load._yaml import FieldPath
+from handoff_sim.scenarios._schema import ExpectSpec, ScenarioSpec, ScriptModelSpec, StepSpec
 
 __all__ = ["real_clock_findings"]
 

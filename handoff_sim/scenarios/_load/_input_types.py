@@ -20,8 +20,8 @@ from pathlib import Path
 
 from handoff_sim._references import resolve_reference
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.scenarios.load._yaml import FieldPath
-from handoff_sim.scenarios.schema import ScenarioSpec, SubAgentSpec
+from handoff_sim.scenarios._load._yaml import FieldPath
+from handoff_sim.scenarios._schema import ScenarioSpec, SubAgentSpec
 
 __all__ = ["InputTypes", "input_type_places", "resolve_input_type", "search_path"]
 

@@ -14,14 +14,14 @@ from handoff_sim._files import UnreadableFile, read_regular
 from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
-from handoff_sim.scenarios.load._agent_types import AgentTypes, LoadFailure, load_agent_types
-from handoff_sim.scenarios.load._checks import check_scenario, locate
-from handoff_sim.scenarios.load._discovery import discover
-from handoff_sim.scenarios.load._input_types import InputTypes, input_type_places
-from handoff_sim.scenarios.load._style_checks import Finding
-from handoff_sim.scenarios.load._validate import validation_problems
-from handoff_sim.scenarios.load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
-from handoff_sim.scenarios.schema import ExpectSpec, ScenarioListSpec, ScenarioSpec, VariantSpec
+from handoff_sim.scenarios._load._agent_types import AgentTypes, LoadFailure, load_agent_types
+from handoff_sim.scenarios._load._checks import check_scenario, locate
+from handoff_sim.scenarios._load._discovery import discover
+from handoff_sim.scenarios._load._input_types import InputTypes, input_type_places
+from handoff_sim.scenarios._load._style_checks import Finding
+from handoff_sim.scenarios._load._validate import validation_problems
+from handoff_sim.scenarios._load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
+from handoff_sim.scenarios._schema import ExpectSpec, ScenarioListSpec, ScenarioSpec, VariantSpec
 
 __all__ = ["LoadedScenario", "load_dict", "load_file", "load_path", "load_text"]
 

@@ -13,7 +13,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from handoff_sim.scenarios.load._discovery import SUFFIXES, discover
+from handoff_sim.scenarios._load._discovery import SUFFIXES, discover
 
 __all__ = ["output_problems"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from handoff_sim.scenarios.load._yaml import FieldPath
-from handoff_sim.scenarios.schema import (
+from handoff_sim.scenarios._load._yaml import FieldPath
+from handoff_sim.scenarios._schema import (
     AgentSpec,
     ApproveSpec,
     DispatcherSpec,

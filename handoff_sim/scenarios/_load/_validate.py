@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from handoff_sim.scenarios._errors import Problem
-from handoff_sim.scenarios.load._yaml import FieldPath, SourceMap, dotted
+from handoff_sim.scenarios._load._yaml import FieldPath, SourceMap, dotted
 
 __all__ = ["validation_problems"]
 

@@ -35,10 +35,10 @@ except ImportError:  # pragma: no cover - depends on how PyYAML was built
 from handoff_sim._durations import shown
 from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
 from handoff_sim.scenarios._errors import Problem
-from handoff_sim.scenarios.load._surrogates import may_hold_surrogates, surrogate_problem
-from handoff_sim.scenarios.load._yaml_quick import STR_TAG as _STR_TAG
-from handoff_sim.scenarios.load._yaml_quick import Entries as _Entries
-from handoff_sim.scenarios.load._yaml_quick import QuickBuild, _Unusual
+from handoff_sim.scenarios._load._surrogates import may_hold_surrogates, surrogate_problem
+from handoff_sim.scenarios._load._yaml_quick import STR_TAG as _STR_TAG
+from handoff_sim.scenarios._load._yaml_quick import Entries as _Entries
+from handoff_sim.scenarios._load._yaml_quick import QuickBuild, _Unusual
 
 __all__ = ["FieldPath", "ParsedYaml", "SourceMap", "dotted", "parse_yaml"]
 

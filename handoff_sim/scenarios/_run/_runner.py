@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from handoff_sim._terminal import escape_value
+from handoff_sim.scenarios._build import ModelFactory
 from handoff_sim.scenarios._errors import ScenarioError
-from handoff_sim.scenarios.build import ModelFactory
-from handoff_sim.scenarios.expect import Mismatch, check_expectations, describe_error, show
-from handoff_sim.scenarios.load import LoadedScenario, load_dict, load_path
-from handoff_sim.scenarios.run._runtime import DefaultRuntime, ScenarioRun, ScenarioRuntime
+from handoff_sim.scenarios._expect import Mismatch, check_expectations, describe_error, show
+from handoff_sim.scenarios._load import LoadedScenario, load_dict, load_path
+from handoff_sim.scenarios._run._runtime import DefaultRuntime, ScenarioRun, ScenarioRuntime
 from handoff_sim.trace import Trace
 
 __all__ = ["ScenarioResult", "expected_events", "render_failure", "run_scenario"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from handoff_sim._sessions import InMemorySessionStore, JsonlSessionStore, Session, SessionStore
-from handoff_sim.scenarios.build import (
+from handoff_sim.scenarios._build import (
     BuildContext,
     ModelFactory,
     build_entry_agent,
@@ -19,15 +19,15 @@ from handoff_sim.scenarios.build import (
     build_type_models,
     unused_recorded_steps,
 )
-from handoff_sim.scenarios.expect import TurnSessions
-from handoff_sim.scenarios.run._realtime import RealTimeRun, real_time
-from handoff_sim.scenarios.schema import CustomModelSpec, ScenarioSpec
+from handoff_sim.scenarios._expect import TurnSessions
+from handoff_sim.scenarios._run._realtime import RealTimeRun, real_time
+from handoff_sim.scenarios._schema import CustomModelSpec, ScenarioSpec
 from handoff_sim.simulation import Simulation
 from handoff_sim.testing import FunctionModel, ReplayModel, SchemaModelSpec, ScriptedModel
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios.load import LoadedScenario
+    from handoff_sim.scenarios._load import LoadedScenario
 
 __all__ = ["DefaultRuntime", "ScenarioRun", "ScenarioRuntime"]
 

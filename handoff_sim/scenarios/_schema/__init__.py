@@ -3,7 +3,7 @@
 Nothing here touches files or runs anything; the other phases import these types.
 """
 
-from handoff_sim.scenarios.schema._expect import (
+from handoff_sim.scenarios._schema._expect import (
     EnumField,
     ErrorExpect,
     ExpectSpec,
@@ -16,16 +16,16 @@ from handoff_sim.scenarios.schema._expect import (
     TurnExpectSpec,
     event_enums,
 )
-from handoff_sim.scenarios.schema._jsonschema import scenario_json_schema
-from handoff_sim.scenarios.schema._patterns import (
+from handoff_sim.scenarios._schema._jsonschema import scenario_json_schema
+from handoff_sim.scenarios._schema._patterns import (
     MATCHERS,
     Place,
     is_matcher,
     matcher_nodes,
     pattern_problems,
 )
-from handoff_sim.scenarios.schema._policy import PolicyBlock, PolicySpec
-from handoff_sim.scenarios.schema._recorded import (
+from handoff_sim.scenarios._schema._policy import PolicyBlock, PolicySpec
+from handoff_sim.scenarios._schema._recorded import (
     RECORDING_FORMAT,
     MatchMode,
     RecordedSpec,
@@ -33,7 +33,7 @@ from handoff_sim.scenarios.schema._recorded import (
     ToolAnswerSpec,
     UsageSpec,
 )
-from handoff_sim.scenarios.schema._scenario import (
+from handoff_sim.scenarios._schema._scenario import (
     AdversarialSpec,
     AgentSpec,
     AgentTypeSpec,
@@ -50,14 +50,14 @@ from handoff_sim.scenarios.schema._scenario import (
     TurnSpec,
     VariantSpec,
 )
-from handoff_sim.scenarios.schema._styles import (
+from handoff_sim.scenarios._schema._styles import (
     AgentTypesDirSpec,
     ApproveSpec,
     ConfirmSpec,
     DispatcherMountSpec,
     DispatcherSpec,
 )
-from handoff_sim.scenarios.schema._types import (
+from handoff_sim.scenarios._schema._types import (
     RESERVED_TAGS,
     milliseconds_problem,
     regex_problem,

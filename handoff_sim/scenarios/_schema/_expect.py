@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from handoff_sim.events import EVENT_TYPES, EventType, HandoffReason, HandoffStatus
-from handoff_sim.scenarios.schema._patterns import CAPTURE_NAME, PATTERN_JSON_DEFS
-from handoff_sim.scenarios.schema._types import (
+from handoff_sim.scenarios._schema._patterns import CAPTURE_NAME, PATTERN_JSON_DEFS
+from handoff_sim.scenarios._schema._types import (
     DEF_KEY,
     DURATION_JSON,
     DURATION_STRING_JSON,

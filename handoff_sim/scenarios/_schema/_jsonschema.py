@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from handoff_sim.scenarios.schema._expect import EVENT_JSON_DEFS
-from handoff_sim.scenarios.schema._scenario import ScenarioSpec
-from handoff_sim.scenarios.schema._types import DEF_KEY, JSON_DEFS
+from handoff_sim.scenarios._schema._expect import EVENT_JSON_DEFS
+from handoff_sim.scenarios._schema._scenario import ScenarioSpec
+from handoff_sim.scenarios._schema._types import DEF_KEY, JSON_DEFS
 
 __all__ = ["scenario_json_schema"]
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic.config import JsonDict
 
-from handoff_sim.scenarios.schema._types import DEF_KEY, regex_problem
+from handoff_sim.scenarios._schema._types import DEF_KEY, regex_problem
 
 __all__ = [
     "CAPTURE_NAME",

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from handoff_sim._limits import MAX_RETRIES
-from handoff_sim.scenarios.schema._types import PositiveDuration
+from handoff_sim.scenarios._schema._types import PositiveDuration
 from handoff_sim.subagents import InputFilterBlock, RetryOnBlock
 
 __all__ = ["FailureActionName", "PolicyBlock", "PolicySpec"]

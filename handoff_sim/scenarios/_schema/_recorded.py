@@ -11,8 +11,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
 
-from handoff_sim.scenarios.schema._raises import RaisesSpec
-from handoff_sim.scenarios.schema._types import RETURNS_OR_RAISES, Duration
+from handoff_sim.scenarios._schema._raises import RaisesSpec
+from handoff_sim.scenarios._schema._types import RETURNS_OR_RAISES, Duration
 
 __all__ = [
     "HASH_PATTERN",

@@ -18,28 +18,28 @@ from handoff_sim._limits import (
     MAX_STEPS,
     MAX_TURNS,
 )
-from handoff_sim.scenarios.schema._expect import (
+from handoff_sim.scenarios._schema._expect import (
     ExpectSpec,
     SessionChoice,
     TextExpect,
     TurnExpectSpec,
 )
-from handoff_sim.scenarios.schema._policy import PolicySpec
-from handoff_sim.scenarios.schema._raises import RaisesSpec
-from handoff_sim.scenarios.schema._recorded import (
+from handoff_sim.scenarios._schema._policy import PolicySpec
+from handoff_sim.scenarios._schema._raises import RaisesSpec
+from handoff_sim.scenarios._schema._recorded import (
     RecordedSpec,
     RequestSpec,
     ToolAnswerSpec,
     UsageSpec,
 )
-from handoff_sim.scenarios.schema._styles import (
+from handoff_sim.scenarios._schema._styles import (
     AgentTypesDirSpec,
     DispatcherMountSpec,
     DispatcherSpec,
 )
-from handoff_sim.scenarios.schema._tools import FakeToolSpec, ToolExecutorSpec
-from handoff_sim.scenarios.schema._types import Duration, json_given, json_set
-from handoff_sim.scenarios.schema._types import Tag as TagName
+from handoff_sim.scenarios._schema._tools import FakeToolSpec, ToolExecutorSpec
+from handoff_sim.scenarios._schema._types import Duration, json_given, json_set
+from handoff_sim.scenarios._schema._types import Tag as TagName
 
 __all__ = [
     "IMPORT_PATTERN",

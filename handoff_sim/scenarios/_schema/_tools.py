@@ -7,9 +7,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.config import JsonDict
 
-from handoff_sim.scenarios.schema._raises import RaisesSpec
-from handoff_sim.scenarios.schema._recorded import ToolAnswerSpec
-from handoff_sim.scenarios.schema._types import (
+from handoff_sim.scenarios._schema._raises import RaisesSpec
+from handoff_sim.scenarios._schema._recorded import ToolAnswerSpec
+from handoff_sim.scenarios._schema._types import (
     RETURNS_OR_RAISES,
     Duration,
     json_given,
