@@ -101,13 +101,15 @@ def _latency(name: str, limits: Thresholds, handoffs: Sequence[Handoff]) -> Iter
         key=lambda h: h.seconds or 0.0,
     )
     values = [h.seconds or 0.0 for h in timed]
+    unended = sum(1 for h in handoffs if h.status == "open")
+    tail = f", {unended} never ended (not measured)" if unended else ""
     for key, p in (("p50", 50.0), ("p95", 95.0), ("p99", 99.0), ("max", 100.0)):
         limit = getattr(limits, key)
         if limit is None:
             continue
         gate = f"{name}.{key}"
         if not values:
-            yield GateResult(gate, True, written(limit), "no handoff ran")
+            yield GateResult(gate, True, written(limit), f"no handoff ran{tail}")
             continue
         value = percentile(values, p)
         slow = [
@@ -116,7 +118,7 @@ def _latency(name: str, limits: Thresholds, handoffs: Sequence[Handoff]) -> Iter
             if (h.seconds or 0.0) > limit
         ]
         passed = value <= limit
-        observed = f"{written(value)} over {len(values)} handoff(s)"
+        observed = f"{written(value)} over {len(values)} handoff(s){tail}"
         yield GateResult(gate, passed, written(limit), observed, () if passed else _shown(slow))
 
 

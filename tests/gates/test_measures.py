@@ -147,3 +147,12 @@ def test_no_handoff_at_all_passes_every_gate_and_says_so() -> None:
     )
     assert report.passed
     assert {r.observed for r in report.results} >= {"no handoff ran", "0.00% (0 of 0 handoffs)"}
+
+
+def test_a_handoff_that_never_ended_is_said_not_measured_rather_than_dropped() -> None:
+    from handoff_sim import Trace
+
+    trace = _support.run_trace(_support.FAN_OUT)
+    cut = Trace([e for e in trace if not (e.type == "handoff_end" and e.handoff_id == "handoff:w")])  # type: ignore[attr-defined]
+    [result] = [r for r in check_gates(cut, p95="1s").results if r.gate.endswith("p95")]
+    assert result.observed == "1.1s over 2 handoff(s), 1 never ended (not measured)"

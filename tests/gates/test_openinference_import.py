@@ -154,3 +154,40 @@ def test_a_span_kind_no_convention_has_is_refused_naming_the_attribute(
 def test_lowercase_kinds_read_as_their_uppercase_names() -> None:
     trace = Trace.from_otlp(request(span(1, None, "a", "agent", 0, 5, agent__name="a")))
     assert [e.agent for e in trace if e.type == "run_start"] == ["a"]
+
+
+def test_an_openai_agents_handoff_is_a_tool_call_and_a_new_top_level_run() -> None:
+    """Control passes to billing (a TOOL span, then billing's AGENT span beside triage's,
+    naming it in graph.node.parent_id): no delegation, as capture() records a transfer."""
+    trace = Trace.from_otlp(
+        request(
+            span(1, None, "Agent workflow", "AGENT", 0, 100),
+            span(2, 1, "triage", "AGENT", 1, 50, agent__name="triage"),
+            span(
+                3,
+                2,
+                "handoff to billing",
+                "TOOL",
+                10,
+                11,
+                input__value="triage",
+                output__value="billing",
+            ),
+            span(
+                4,
+                1,
+                "billing",
+                "AGENT",
+                51,
+                99,
+                agent__name="billing",
+                graph__node__parent_id="triage",
+            ),
+        )
+    )
+    assert trace.handoffs() == []
+    assert [(e.agent, e.depth) for e in trace if e.type == "run_start"] == [
+        ("triage", 0),
+        ("billing", 0),
+    ]
+    assert [e.tool for e in trace.of_type("tool_start")] == ["handoff to billing"]  # type: ignore[attr-defined]
