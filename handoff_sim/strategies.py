@@ -20,7 +20,7 @@ to get them without the entry point. Scenario dicts have the scenario-file shape
 ``fan_out`` and ``oversized_bytes`` knobs.
 
 Scenarios, scripts, policy blocks and adversarial blocks are one generator
-(``handoff_sim.fuzzing.generate``) fed by hypothesis' draws: each choice is a small
+(``handoff_sim.fuzzing._generate``) fed by hypothesis' draws: each choice is a small
 integer whose smallest value is the simpler case, so failures shrink to small trees.
 """
 

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from handoff_sim import Simulation
     from handoff_sim.adapters.openai_agents import OpenAIAgentsCapture
     from handoff_sim.adapters.pydantic_ai import PydanticAICapture
-    from handoff_sim.fuzzing.policy import PolicyFuzzer
+    from handoff_sim.fuzzing import PolicyFuzzer
     from pytest_handoff._builders import (
         AgentBuilder,
         EventRecorder,
@@ -135,7 +135,7 @@ def run_scenario(request: pytest.FixtureRequest) -> ScenarioRunner:
 @pytest.fixture
 def handoff_fuzz() -> PolicyFuzzer:
     """Fuzz your policy in a few lines: ``handoff_fuzz.check({"max_depth": 2})`` (issue 5)."""
-    from handoff_sim.fuzzing.policy import PolicyFuzzer
+    from handoff_sim.fuzzing import PolicyFuzzer
 
     return PolicyFuzzer()
 

@@ -99,9 +99,6 @@ PUBLIC_MODULES = [
     "handoff_sim.errors",
     "handoff_sim.events",
     "handoff_sim.fuzzing",
-    "handoff_sim.fuzzing.generate",
-    "handoff_sim.fuzzing.machine",
-    "handoff_sim.fuzzing.policy",
     "handoff_sim.messages",
     "handoff_sim.otel",
     "handoff_sim.recording",
@@ -126,7 +123,7 @@ HYPOTHESIS_MODULES = {
     "handoff_sim.strategies",
     "handoff_sim.fuzzing._engine",
     "handoff_sim.fuzzing._strategies",
-    "handoff_sim.fuzzing.machine",
+    "handoff_sim.fuzzing._machine",
 }
 
 

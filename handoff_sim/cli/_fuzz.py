@@ -23,12 +23,12 @@ from handoff_sim.fuzzing import (
     Fault,
     FuzzFailure,
     FuzzStats,
+    ScenarioOptions,
     case_of,
     check_case,
     seeded_search,
     write_reproducer,
 )
-from handoff_sim.fuzzing.generate import ScenarioOptions
 
 if TYPE_CHECKING:
     from handoff_sim.scenarios import LoadedScenario

@@ -1,14 +1,15 @@
 """Fuzzing handoff configurations: generated scenarios, adversarial models, invariant checks.
 
 ``handoff-sim fuzz`` runs it from the command line (:func:`seeded_search`, counted in
-:class:`FuzzStats`);
-:mod:`handoff_sim.fuzzing.generate` makes the scenario dicts, from hypothesis' draws or a
-seeded ``random.Random``; :class:`~handoff_sim.fuzzing.machine.HandoffFuzzMachine` is
-the hypothesis state machine; :mod:`handoff_sim.fuzzing.policy` (the ``handoff_fuzz``
-fixture of the pytest plugin, in a test) fuzzes your own policy. Importing this package
-does not import hypothesis.
-See docs/fuzzing.md.
+:class:`FuzzStats`); :func:`scenario` makes the scenario dicts from a source of choices
+(:class:`RandomChoices`, :class:`ReplayChoices`, or hypothesis' draws);
+:class:`HandoffFuzzMachine` is the hypothesis state machine; :func:`fuzz_policy` (the
+``handoff_fuzz`` fixture of the pytest plugin, in a test) fuzzes your own policy.
+Importing this package does not import hypothesis: the state machine's names load on
+first use. See docs/fuzzing.md.
 """
+
+from typing import TYPE_CHECKING
 
 from handoff_sim.fuzzing._case import (
     ADVERSARIAL_KNOBS,
@@ -18,6 +19,14 @@ from handoff_sim.fuzzing._case import (
     check_case,
 )
 from handoff_sim.fuzzing._faults import FAULTS, DropEvents, Fault, FaultyRecorder
+from handoff_sim.fuzzing._generate import (
+    Choices,
+    RandomChoices,
+    ReplayChoices,
+    ScenarioOptions,
+    scenario,
+)
+from handoff_sim.fuzzing._policy import PolicyFuzzer, fuzz_policy, policy_dict
 from handoff_sim.fuzzing._repro import (
     FuzzFailure,
     python_reproducer,
@@ -28,21 +37,50 @@ from handoff_sim.fuzzing._repro import (
 from handoff_sim.fuzzing._seeded import seeded_search
 from handoff_sim.fuzzing._stats import FuzzStats
 
+if TYPE_CHECKING:
+    from handoff_sim.fuzzing._machine import HandoffFuzzMachine, machine_settings, run_fuzz_machine
+
 __all__ = [
     "ADVERSARIAL_KNOBS",
     "FAULTS",
     "CaseResult",
+    "Choices",
     "DropEvents",
     "Fault",
     "FaultyRecorder",
     "FuzzFailure",
     "FuzzStats",
+    "HandoffFuzzMachine",
+    "PolicyFuzzer",
+    "RandomChoices",
+    "ReplayChoices",
+    "ScenarioOptions",
     "build_case",
     "case_of",
     "check_case",
+    "fuzz_policy",
+    "machine_settings",
+    "policy_dict",
     "python_reproducer",
     "replay",
+    "run_fuzz_machine",
+    "scenario",
     "scenario_yaml",
     "seeded_search",
     "write_reproducer",
 ]
+
+_MACHINE = frozenset({"HandoffFuzzMachine", "machine_settings", "run_fuzz_machine"})
+
+
+def __getattr__(name: str) -> object:
+    """The state machine's names, imported on first use because they import hypothesis."""
+    if name in _MACHINE:
+        from handoff_sim.fuzzing import _machine
+
+        return getattr(_machine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MACHINE})

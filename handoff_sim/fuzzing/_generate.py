@@ -1,6 +1,6 @@
 """Scenario dicts generated from a stream of small choices, whatever makes the choices.
 
-    from handoff_sim.fuzzing.generate import RandomChoices, ScenarioOptions, scenario
+    from handoff_sim.fuzzing import RandomChoices, ScenarioOptions, scenario
 
     case = scenario(RandomChoices(seed=7), ScenarioOptions(max_depth=2))
 

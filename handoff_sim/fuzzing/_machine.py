@@ -6,7 +6,7 @@ fresh virtual-time Simulation, checking every invariant after each run. A
 failure raises :class:`~handoff_sim.fuzzing.FuzzFailure`, whose message holds a
 Python and a YAML reproducer of the shrunk case::
 
-    from handoff_sim.fuzzing.machine import run_fuzz_machine
+    from handoff_sim.fuzzing import run_fuzz_machine
     run_fuzz_machine(max_examples=30)
 """
 

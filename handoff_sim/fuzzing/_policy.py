@@ -1,6 +1,6 @@
 """Fuzz your own policy configuration in a few lines, from a test suite or a script.
 
-    from handoff_sim.fuzzing.policy import fuzz_policy
+    from handoff_sim.fuzzing import fuzz_policy
 
     fuzz_policy({"max_depth": 2, "max_retries": 1, "timeout": 5}, examples=100)
 

@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from handoff_sim.fuzzing import generate as gen
+from handoff_sim.fuzzing import _generate as gen
 from handoff_sim.fuzzing._case import CaseResult, check_case
 from handoff_sim.fuzzing._faults import FAULTS, Fault
 from handoff_sim.fuzzing._repro import FuzzFailure

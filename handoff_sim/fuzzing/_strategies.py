@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hypothesis import strategies as st
 
-from handoff_sim.fuzzing import generate as gen
-from handoff_sim.fuzzing.generate import COLLIDING_NAMES, ScenarioOptions
+from handoff_sim.fuzzing import _generate as gen
+from handoff_sim.fuzzing._generate import COLLIDING_NAMES, ScenarioOptions
 from handoff_sim.subagents import HandoffPolicy, SubAgent
 from handoff_sim.testing import Behaviour
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import hypothesis.internal.observability  # noqa: F401
 import pytest
 
-import handoff_sim.fuzzing.policy
+import handoff_sim.fuzzing._policy
 import handoff_sim.scenarios
 import handoff_sim.strategies
 import handoff_sim.testing  # noqa: F401

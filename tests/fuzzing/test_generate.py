@@ -16,14 +16,14 @@ import pytest
 
 from handoff_sim.events import Event
 from handoff_sim.fuzzing import FuzzFailure, check_case
-from handoff_sim.fuzzing._seeded import seeded_search, shrink_choices
-from handoff_sim.fuzzing._stats import FuzzStats
-from handoff_sim.fuzzing.generate import (
+from handoff_sim.fuzzing._generate import (
     RandomChoices,
     ReplayChoices,
     ScenarioOptions,
     scenario,
 )
+from handoff_sim.fuzzing._seeded import seeded_search, shrink_choices
+from handoff_sim.fuzzing._stats import FuzzStats
 from handoff_sim.scenarios import ScenarioSpec
 
 OPTIONS = ScenarioOptions()

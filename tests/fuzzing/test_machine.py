@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from handoff_sim.fuzzing import FuzzFailure
-from handoff_sim.fuzzing.machine import HandoffFuzzMachine, machine_settings, run_fuzz_machine
+from handoff_sim.fuzzing._machine import HandoffFuzzMachine, machine_settings, run_fuzz_machine
 
 TestHandoffFuzzMachine = HandoffFuzzMachine.TestCase
 TestHandoffFuzzMachine.settings = machine_settings(max_examples=12, step_count=5)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from handoff_sim import ConfigurationError, HandoffPolicy
-from handoff_sim.fuzzing.policy import fuzz_policy, policy_dict
+from handoff_sim.fuzzing._policy import fuzz_policy, policy_dict
 
 
 def test_fuzz_policy_accepts_a_handoff_policy() -> None:
