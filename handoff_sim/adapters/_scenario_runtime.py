@@ -234,7 +234,10 @@ def plan_scenario(
             name=name,
             spec=agent,
             model=models[name],
-            tools=[fake_tool(t, spec.tools[t], plan.tool_runs) for t in agent.tools],
+            tools=[
+                fake_tool(t, spec.tools[t], plan.tool_runs, recorded=spec.recorded is not None)
+                for t in agent.tools
+            ],
             mounts=[_mount_plan(m) for m in agent.mounts()],
             policy=policy,
             fallback=_fallback(agent),

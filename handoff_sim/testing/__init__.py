@@ -22,8 +22,12 @@ from handoff_sim.testing._adversarial import (
     AdversarialTimeoutError,
     Behaviour,
 )
-from handoff_sim.testing._fake_answers import NoFakeAnswerError, SimulatedRateLimitError
-from handoff_sim.testing._fake_tools import FakeTool, StubAgent
+from handoff_sim.testing._fake_answers import (
+    AnswerTable,
+    NoFakeAnswerError,
+    SimulatedRateLimitError,
+)
+from handoff_sim.testing._fake_tools import FakeTool
 from handoff_sim.testing._fingerprint import Fingerprint, differences, fingerprint, normalise
 from handoff_sim.testing._overrides import AgentTree, override_models
 from handoff_sim.testing._replay import ReplayModel
@@ -31,6 +35,7 @@ from handoff_sim.testing._replay_lane import ReplayLane, ReplayLedger
 from handoff_sim.testing._schema_model import SchemaModel, SchemaModelError, SchemaModelSpec
 from handoff_sim.testing._scripted import FunctionModel, ScriptedModel
 from handoff_sim.testing._steps import SimulatedModelError
+from handoff_sim.testing._stub import StubAgent, StubModel, StubModelSpec
 
 __all__ = [
     "ALL_BEHAVIOURS",
@@ -39,6 +44,7 @@ __all__ = [
     "AdversarialModelError",
     "AdversarialTimeoutError",
     "AgentTree",
+    "AnswerTable",
     "Behaviour",
     "FakeTool",
     "Fingerprint",
@@ -57,6 +63,8 @@ __all__ = [
     "SimulatedModelError",
     "SimulatedRateLimitError",
     "StubAgent",
+    "StubModel",
+    "StubModelSpec",
     "TrajectoryCall",
     "TrajectoryResult",
     "TrajectorySpecError",

@@ -26,7 +26,7 @@ from handoff_sim.testing._steps import SimulatedModelError
 __all__ = [
     "FAULTS",
     "RAISABLE",
-    "Answers",
+    "AnswerTable",
     "NoFakeAnswerError",
     "Outcome",
     "SimulatedRateLimitError",
@@ -167,7 +167,7 @@ _ANY = object()
 
 
 @dataclass(slots=True)
-class Answers:
+class AnswerTable:
     """The answers of one fake: a sequence by call number, answers by arguments, a default."""
 
     fake: str
@@ -187,7 +187,7 @@ class Answers:
         answers: Sequence[object] = (),
         sequence: Sequence[object] = (),
         default: object = _ANY,
-    ) -> Answers:
+    ) -> AnswerTable:
         """Read plain data: answers are mappings with ``arguments`` plus an outcome."""
         chosen = []
         for index, answer in enumerate(answers):

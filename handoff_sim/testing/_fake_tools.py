@@ -1,24 +1,18 @@
-"""Data-driven fakes: a tool, and a sub-agent stub, answering by call number and arguments.
+"""``FakeTool``: a tool answering by call number and by arguments, from an answers table.
 
-``FakeTool`` is a :class:`~handoff_sim.Tool` whose body is an :class:`Answers` table;
-``StubAgent`` is an :class:`~handoff_sim.Agent` whose model answers its input by the same
-rules, so a parent's handoff policy (retries, timeouts, fallbacks) is tested without
-scripting the child's model. Both count their calls, so a test can expect how often.
+The table's rules are :class:`AnswerTable`'; the sub-agent stub that shares them is in
+``_stub``. A fake tool counts its calls, so a test can expect how often it ran.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from handoff_sim._agent import Agent
 from handoff_sim._tools import Tool
-from handoff_sim.messages import ModelRequest
-from handoff_sim.testing._fake_answers import Answers
-from handoff_sim.testing._scripted import FunctionModel
+from handoff_sim.testing._fake_answers import AnswerTable
 
-__all__ = ["FakeTool", "StubAgent", "stub_input"]
+__all__ = ["FakeTool"]
 
 _UNSET: Any = object()
 
@@ -48,7 +42,7 @@ class FakeTool(Tool):
         metadata: Mapping[str, Any] | None = None,
     ) -> None:
         extra = {} if default is _UNSET else {"default": default}
-        self.answers = Answers.of(name, answers=answers, sequence=sequence, **extra)
+        self.answers = AnswerTable.of(name, answers=answers, sequence=sequence, **extra)
         super().__init__(
             name, self._run, description=description, parameters=parameters, metadata=metadata
         )
@@ -68,59 +62,3 @@ class FakeTool(Tool):
 
     def __repr__(self) -> str:
         return f"FakeTool(name={self.name!r}, calls={self.call_count})"
-
-
-def stub_input(text: str) -> object:
-    """What a stub's ``arguments`` patterns see: the delegated input as arguments.
-
-    A sub-agent receives the delegation's ``task`` (with any ``context`` appended), or the
-    raw arguments when they hold no task; the stub reads a JSON object back as it was,
-    anything else as ``{"task": text}``.
-    """
-    try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return {"task": text}
-    return value if isinstance(value, dict) else {"task": text}
-
-
-def _last_input(request: ModelRequest) -> str:
-    for message in reversed(request.messages):
-        if message.role == "user":
-            return message.content or ""
-    return ""
-
-
-class StubAgent(Agent):
-    """An agent that answers its input from a table instead of a model's reasoning.
-
-    Each run's input (the delegated task) is matched as :func:`stub_input` reads it; the
-    outcome's text is the run's final answer, a fault fails or stalls the run as a broken
-    sub-agent would. ``calls`` keeps every input, in order.
-    """
-
-    def __init__(
-        self,
-        name: str,
-        *,
-        answers: Sequence[Mapping[str, Any]] = (),
-        sequence: Sequence[object] = (),
-        default: object = _UNSET,
-        **agent_options: Any,
-    ) -> None:
-        extra = {} if default is _UNSET else {"default": default}
-        self.answers = Answers.of(name, answers=answers, sequence=sequence, **extra)
-        super().__init__(name=name, model=FunctionModel(self._answer), **agent_options)
-
-    async def _answer(self, request: ModelRequest) -> str:
-        return await self.answers.choose(stub_input(_last_input(request))).play()
-
-    @property
-    def calls(self) -> list[object]:
-        """What each run was given, read as arguments, in order."""
-        return self.answers.calls
-
-    @property
-    def call_count(self) -> int:
-        """How many runs the stub answered (a retried attempt is one more)."""
-        return len(self.answers.calls)

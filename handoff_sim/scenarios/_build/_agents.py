@@ -56,7 +56,10 @@ def _agent(
     build: Callable[[str], Agent],
 ) -> Agent:
     agent_spec = spec.agents[name]
-    tools = [fake_tool(t, spec.tools[t], ctx.tool_runs) for t in agent_spec.tools]
+    recorded = spec.recorded is not None
+    tools = [
+        fake_tool(t, spec.tools[t], ctx.tool_runs, recorded=recorded) for t in agent_spec.tools
+    ]
     policy = (
         build_policy(
             agent_spec.policy,

@@ -1,4 +1,10 @@
-"""A fake tool that serves a recording's answers: each call gets its recorded result.
+"""The tables fake tools answer from: a recording's answers, or a hand-written table.
+
+A hand-written table (``answers`` by argument patterns, ``sequence`` by call number, a
+``default``) is served by the data-driven fakes' rules (``handoff_sim.testing.FakeTool``):
+the sequence's entry for the call, else the first answer that fits, else the default.
+
+A recording's answers are each served once, in call order:
 
 A call takes the first unused answer whose arguments equal its own (an answer without
 ``arguments`` matches any call), waits its latency and returns or raises what it says.
@@ -17,12 +23,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from handoff_sim.errors import ToolReplayMismatchError
-from handoff_sim.scenarios._schema import RaisesSpec, ToolAnswerSpec
+from handoff_sim.scenarios._schema import FakeToolSpec, RaisesSpec, ToolAnswerSpec
+from handoff_sim.testing import AnswerTable
 
-__all__ = ["RecordedAnswers"]
+__all__ = ["RecordedAnswers", "table_of"]
 
 
-def _wanted(answer: ToolAnswerSpec) -> dict[str, Any] | str | None:
+def table_of(name: str, spec: FakeToolSpec) -> AnswerTable:
+    """The data-driven table of a fake tool's ``answers``, ``sequence`` and ``default``."""
+    answers = [
+        {**a.outcome(), **({"arguments": _wanted(a)} if "arguments" in a.model_fields_set else {})}
+        for a in spec.answers or ()
+    ]
+    sequence = [None if step is None else step.outcome() for step in spec.sequence or ()]
+    extra = {"default": spec.default.outcome()} if spec.default is not None else {}
+    return AnswerTable.of(name, answers=answers, sequence=sequence, **extra)
+
+
+def _wanted(answer: ToolAnswerSpec) -> object:
+    """The arguments an answer fits: raw JSON text read as its mapping, else as written."""
     given = answer.arguments
     if isinstance(given, str):
         try:

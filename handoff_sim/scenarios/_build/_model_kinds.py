@@ -58,7 +58,7 @@ def model_kind_problems(
 def _unbuilt(name: str, model: CustomModelSpec, factories: Sequence[ModelFactory]) -> str | None:
     """Why no factory builds ``model``, or ``None`` when one does (or it is built in)."""
     try:
-        if built_in_kind(model.model_dump()) is not None:
+        if built_in_kind(model.model_dump(), name) is not None:
             return None
     except Exception as exc:
         return f"model kind {model.kind!r}: {_options_problem(exc)}"
@@ -71,7 +71,8 @@ def _unbuilt(name: str, model: CustomModelSpec, factories: Sequence[ModelFactory
             return None
     return (
         f"unknown model kind {model.kind!r}: no plugin builds it (the built-in models "
-        "are written 'script:', 'adversarial:' or 'kind: schema'; a plugin adds a kind "
+        "are written 'script:', 'adversarial:', 'kind: schema' or 'kind: stub'; a plugin "
+        "adds a kind "
         "with the pytest_handoff_make_model hook, see docs/plugin.md)"
     )
 

@@ -156,7 +156,7 @@ def _model(
         return _adversarial(model.adversarial, where)
     assert isinstance(model, CustomModelSpec)
     raw = model.model_dump()
-    schema_model = built_in_kind(raw)
+    schema_model = built_in_kind(raw, name)
     if schema_model is not None:
         return schema_model
     for factory in factories:
@@ -165,17 +165,22 @@ def _model(
             return client
     raise ScenarioError(
         f"{where}: {field}: no model factory for kind '{model.kind}' "
-        "(built in: script, adversarial, kind: schema; plugins add kinds through a model factory)"
+        "(built in: script, adversarial, kind: schema, kind: stub; plugins add kinds through a "
+        "model factory)"
     )
 
 
-def built_in_kind(raw: dict[str, Any]) -> ModelClient | None:
-    """The built-in model ``kind: schema`` (a SchemaModel), or None for a plugin's kind.
+def built_in_kind(raw: dict[str, Any], name: str = "stub") -> ModelClient | None:
+    """The built-in models ``kind: schema`` (a SchemaModel) and ``kind: stub`` (a StubModel
+    named ``name``), or None for a plugin's kind.
 
-    Its options are checked here: a wrong one raises pydantic's ``ValidationError``.
+    Their options are checked here: a wrong one raises pydantic's ``ValidationError`` (a
+    wrong outcome of a stub, a ``ConfigurationError``).
     """
-    from handoff_sim.testing import SchemaModelSpec
+    from handoff_sim.testing import SchemaModelSpec, StubModelSpec
 
+    if raw.get("kind") == StubModelSpec.KIND:
+        return StubModelSpec.model_validate(raw).build(name)
     if raw.get("kind") != SchemaModelSpec.KIND:
         return None
     return SchemaModelSpec.model_validate(raw).build()

@@ -10,7 +10,7 @@ from typing import Any
 
 from handoff_sim._tools import Tool, ToolSetExecutor
 from handoff_sim.messages import ToolCall
-from handoff_sim.scenarios._build._answers import RecordedAnswers
+from handoff_sim.scenarios._build._answers import RecordedAnswers, table_of
 from handoff_sim.scenarios._schema import FakeToolSpec, RaisesSpec, ToolExecutorSpec
 
 __all__ = ["CatchAllExecutor", "fake_tool"]
@@ -29,19 +29,32 @@ def _outcome(spec: ToolExecutorSpec, tool: str, arguments: str) -> str:
     return text.replace("{tool}", tool).replace("{arguments}", arguments)
 
 
-def fake_tool(name: str, spec: FakeToolSpec, runs: dict[str, int] | None = None) -> Tool:
-    """A plain tool that waits ``latency`` virtual seconds, then returns or raises.
+def fake_tool(
+    name: str,
+    spec: FakeToolSpec,
+    runs: dict[str, int] | None = None,
+    *,
+    recorded: bool = False,
+) -> Tool:
+    """A plain tool that waits ``latency`` virtual seconds, then returns or raises; or one
+    that answers from its table (``answers``, ``sequence``, ``default``).
 
-    ``runs`` counts how often each tool's body ran (``expect.tool_runs``).
+    ``runs`` counts how often each tool's body ran (``expect.tool_runs``). In a recording
+    (``recorded``) a table of answers alone is the recorded calls, each served once.
     """
-
-    recorded = RecordedAnswers(name, spec.answers) if spec.answers is not None else None
+    replay = (
+        recorded and spec.answers is not None and spec.sequence is None and spec.default is None
+    )
+    answers = RecordedAnswers(name, spec.answers or ()) if replay else None
+    table = table_of(name, spec) if spec.is_table() and not replay else None
 
     async def run(**arguments: Any) -> str:
         if runs is not None:
             runs[name] = runs.get(name, 0) + 1
-        if recorded is not None:
-            return await recorded.answer(arguments)
+        if answers is not None:
+            return await answers.answer(arguments)
+        if table is not None:
+            return await table.choose(arguments).play()
         if spec.latency:
             await asyncio.sleep(spec.latency)
         return _outcome(spec, name, json.dumps(arguments, separators=(",", ":")))

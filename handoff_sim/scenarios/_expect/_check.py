@@ -15,6 +15,7 @@ from handoff_sim._patterns import pattern_budget, search
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
 from handoff_sim._sessions import Session
+from handoff_sim._trajectory import check_spec, trajectory_spec
 from handoff_sim.errors import (
     PatternTimeoutError,
     RealTimeDeadlineError,
@@ -100,6 +101,8 @@ class Mismatch:
         )
         if self.kind == "trace":
             return head
+        if self.kind == "trajectory" and isinstance(self.expected, list):
+            return "\n".join([head, *(f"  {line}" for line in self.expected)])
         return f"{head}\n    expected: {show(self.expected)}\n    actual:   {show(self.actual)}"
 
 
@@ -185,6 +188,7 @@ def _check_all(checker: _Checker) -> list[Mismatch]:
     if expect.handoffs is not None:
         _check_handoffs(checker, expect.handoffs)
     _check_trace(checker, expect)
+    _check_trajectories(checker, expect)
     with checker.patterns("expect.sessions"):
         check_sessions(checker.add, expect, run.sessions, checker.bound)
     check_tool_runs(checker.add, expect, run.tool_runs)
@@ -440,3 +444,15 @@ def _check_trace(checker: _Checker, expect: ExpectSpec) -> None:
         },
         [e.to_dict() for e in events],
     )
+
+
+def _check_trajectories(checker: _Checker, expect: ExpectSpec) -> None:
+    """Each trajectory: the calls of its scope against its patterns, in its mode."""
+    many = isinstance(expect.trajectory, list)
+    for index, wanted in enumerate(expect.trajectories()):
+        field = f"expect.trajectory.{index}" if many else "expect.trajectory"
+        with checker.patterns(field):
+            result = check_spec(checker.run.trace, trajectory_spec(**wanted.engine_args()))
+            if not result.passed:
+                head, *details = result.message.splitlines()
+                checker.add("trajectory", head, field, details, None)

@@ -22,11 +22,23 @@ def check_tool_runs(add: Add, expect: ExpectSpec, runs: Mapping[str, int] | None
     if runs is None:
         add("tool_runs", "this runtime does not report tool runs", "expect.tool_runs", None, None)
         return
-    for name, count in expect.tool_runs.items():
+    for name, wanted in expect.tool_runs.items():
         actual = runs.get(name, 0)
-        if actual != count:
-            message = f"tool '{name}' ran {actual} time(s), expected {count}"
-            add("tool_runs", message, f"expect.tool_runs.{name}", count, actual)
+        if isinstance(wanted, int):
+            if actual != wanted:
+                message = f"tool '{name}' ran {actual} time(s), expected {wanted}"
+                add("tool_runs", message, f"expect.tool_runs.{name}", wanted, actual)
+        elif actual < wanted.min or (wanted.max is not None and actual > wanted.max):
+            bound = wanted.model_dump(exclude_none=True)
+            message = f"tool '{name}' ran {actual} time(s), expected {_bound_text(bound)}"
+            add("tool_runs", message, f"expect.tool_runs.{name}", bound, actual)
+
+
+def _bound_text(bound: Mapping[str, int]) -> str:
+    low, high = bound.get("min", 0), bound.get("max")
+    if high is None:
+        return f"at least {low}"
+    return f"at most {high}" if low == 0 else f"{low} to {high}"
 
 
 def check_sessions(

@@ -118,6 +118,8 @@ def _mismatch_lines(mismatch: Mismatch, path: str) -> list[str]:
     head = f"{where}: {escape_value(mismatch.field)}: {escape_value(mismatch.message)}"
     if mismatch.kind == "trace":
         return [head]
+    if mismatch.kind == "trajectory" and isinstance(mismatch.expected, list):
+        return [head, *(f"  {escape_value(str(line))}" for line in mismatch.expected)]
     return [
         head,
         f"    expected: {escape_value(show(mismatch.expected))}",

@@ -13,6 +13,7 @@ from handoff_sim.scenarios._schema._expect import (
     SessionChoice,
     SessionExpect,
     SessionRef,
+    ToolRunsBound,
     TurnExpectSpec,
     event_enums,
 )
@@ -31,6 +32,7 @@ from handoff_sim.scenarios._schema._recorded import (
     RecordedSpec,
     RequestSpec,
     ToolAnswerSpec,
+    ToolOutcomeSpec,
     UsageSpec,
 )
 from handoff_sim.scenarios._schema._scenario import (
@@ -57,6 +59,7 @@ from handoff_sim.scenarios._schema._styles import (
     DispatcherMountSpec,
     DispatcherSpec,
 )
+from handoff_sim.scenarios._schema._trajectory import CallExpect, ScopeExpect, TrajectoryExpect
 from handoff_sim.scenarios._schema._types import (
     RESERVED_TAGS,
     milliseconds_problem,
@@ -73,6 +76,7 @@ __all__ = [
     "AgentTypeSpec",
     "AgentTypesDirSpec",
     "ApproveSpec",
+    "CallExpect",
     "ConfirmSpec",
     "CustomModelSpec",
     "DispatcherMountSpec",
@@ -93,6 +97,7 @@ __all__ = [
     "RequestSpec",
     "ScenarioListSpec",
     "ScenarioSpec",
+    "ScopeExpect",
     "ScriptModelSpec",
     "SessionChoice",
     "SessionExpect",
@@ -102,6 +107,9 @@ __all__ = [
     "SubAgentSpec",
     "ToolAnswerSpec",
     "ToolExecutorSpec",
+    "ToolOutcomeSpec",
+    "ToolRunsBound",
+    "TrajectoryExpect",
     "TurnExpectSpec",
     "TurnSpec",
     "UsageSpec",

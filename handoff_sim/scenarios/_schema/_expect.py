@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validat
 
 from handoff_sim.events import EVENT_TYPES, EventType, HandoffReason, HandoffStatus
 from handoff_sim.scenarios._schema._patterns import CAPTURE_NAME, PATTERN_JSON_DEFS
+from handoff_sim.scenarios._schema._trajectory import TrajectoryExpect
 from handoff_sim.scenarios._schema._types import (
     DEF_KEY,
     DURATION_JSON,
@@ -257,6 +258,13 @@ class SessionExpect(_Strict):
     )
 
 
+class ToolRunsBound(_Strict):
+    """How often a fake tool's body may run: at least ``min``, at most ``max``."""
+
+    min: int = Field(default=0, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+
 class ExpectSpec(_Strict):
     """What the scenario expects after its last turn."""
 
@@ -270,9 +278,20 @@ class ExpectSpec(_Strict):
         default=None,
         description="every session saved during the run, one pattern each, in any order",
     )
-    tool_runs: dict[str, Annotated[int, Field(ge=0)]] | None = Field(
-        default=None, description="fake tool name -> how many times its body actually ran"
+    tool_runs: dict[str, Annotated[int, Field(ge=0)] | ToolRunsBound] | None = Field(
+        default=None,
+        description="fake tool name -> how many times its body actually ran "
+        "(a number, or {min: ..., max: ...})",
     )
+    trajectory: TrajectoryExpect | list[TrajectoryExpect] | None = Field(
+        default=None, description="the tool calls of a scope against call patterns, in a mode"
+    )
+
+    def trajectories(self) -> list[TrajectoryExpect]:
+        """``trajectory`` as a list (one mapping is a list of one)."""
+        if self.trajectory is None:
+            return []
+        return self.trajectory if isinstance(self.trajectory, list) else [self.trajectory]
 
     def trace_spec(self) -> TraceExpect | None:
         """``trace`` with the list shorthand read as a subsequence."""

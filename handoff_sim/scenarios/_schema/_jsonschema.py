@@ -47,19 +47,25 @@ def scenario_json_schema() -> dict[str, Any]:
 
 
 def _add_built_in_kinds(defs: dict[str, Any]) -> None:
-    """``kind: schema`` (the schema-driven fake) is built in: its options are checked too."""
-    from handoff_sim.testing import SchemaModelSpec
+    """``kind: schema`` (the schema-driven fake) and ``kind: stub`` (a stub answering from a
+    table) are built in: their options are checked too."""
+    from handoff_sim.testing import SchemaModelSpec, StubModelSpec
 
-    options = SchemaModelSpec.model_json_schema(ref_template="#/$defs/{model}")
-    for name, definition in options.pop("$defs", {}).items():
-        assert defs.setdefault(name, definition) == definition, f"two definitions of {name}"
-    options["properties"]["latency"] = {DEF_KEY: "Duration"}
-    defs["SchemaModelSpec"] = options
-    defs["CustomModelSpec"]["if"] = {
-        "properties": {"kind": {"const": SchemaModelSpec.KIND}},
-        "required": ["kind"],
-    }
-    defs["CustomModelSpec"]["then"] = {"$ref": "#/$defs/SchemaModelSpec"}
+    rules = []
+    for spec in (SchemaModelSpec, StubModelSpec):
+        options = spec.model_json_schema(ref_template="#/$defs/{model}")
+        for name, definition in options.pop("$defs", {}).items():
+            assert defs.setdefault(name, definition) == definition, f"two definitions of {name}"
+        if "latency" in options["properties"]:
+            options["properties"]["latency"] = {DEF_KEY: "Duration"}
+        defs[spec.__name__] = options
+        rules.append(
+            {
+                "if": {"properties": {"kind": {"const": spec.KIND}}, "required": ["kind"]},
+                "then": {"$ref": f"#/$defs/{spec.__name__}"},
+            }
+        )
+    defs["CustomModelSpec"]["allOf"] = rules
 
 
 def _link(node: Any) -> None:

@@ -10,18 +10,22 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, model_validator
+from pydantic.config import JsonDict
 
 from handoff_sim.scenarios._schema._raises import RaisesSpec
-from handoff_sim.scenarios._schema._types import RETURNS_OR_RAISES, Duration
+from handoff_sim.scenarios._schema._types import Duration, json_set
 
 __all__ = [
     "HASH_PATTERN",
     "MAX_TOKENS",
+    "OUTCOME_KEYS",
     "RECORDING_FORMAT",
     "MatchMode",
+    "RateLimitSpec",
     "RecordedSpec",
     "RequestSpec",
     "ToolAnswerSpec",
+    "ToolOutcomeSpec",
     "UsageSpec",
 ]
 
@@ -33,6 +37,9 @@ HASH_PATTERN = r"^[0-9a-f]{16}$"
 
 MAX_TOKENS = 2**53
 """A token count: at most what a JSON number holds exactly."""
+
+OUTCOME_KEYS = ("returns", "raises", "timeout", "rate_limit", "malformed")
+"""What one call of a fake tool can do: return, or play one fault."""
 
 MatchMode = Literal["fingerprint", "tools", "order"]
 """How a replay matches a request to a recorded step."""
@@ -129,22 +136,79 @@ class UsageSpec(_Strict):
     output_tokens: int = Field(default=0, ge=0, le=MAX_TOKENS)
 
 
-class ToolAnswerSpec(_Strict):
-    """One recorded call of a tool: the arguments it got, what it returned or raised, how long."""
+class RateLimitSpec(_Strict):
+    """A rate-limit fault: the message, and the ``retry_after`` the service asked for."""
 
-    model_config = ConfigDict(json_schema_extra=RETURNS_OR_RAISES)
+    message: str = "rate limited (429)"
+    retry_after: Duration | None = None
 
-    arguments: dict[str, Any] | str | None = Field(
-        default=None,
-        description="the call's arguments (a mapping, or the raw JSON text); "
-        "left out: any arguments",
+
+_ONE_OUTCOME: JsonDict = {
+    "not": {
+        "anyOf": [
+            {"allOf": [json_set(a), json_set(b)]}
+            for i, a in enumerate(OUTCOME_KEYS)
+            for b in OUTCOME_KEYS[i + 1 :]
+        ]
+    }
+}
+
+
+class ToolOutcomeSpec(_Strict):
+    """What one call of a fake tool does: returns a value or plays one fault, after latency."""
+
+    model_config = ConfigDict(json_schema_extra=_ONE_OUTCOME)
+
+    returns: Any = Field(default="", description="what the call returns (text, or JSON)")
+    raises: str | RaisesSpec | None = Field(default=None, description="what the call raises")
+    timeout: bool | None = Field(
+        default=None, description="true: the call never answers (a caller's timeout ends it)"
     )
-    returns: Any = Field(default="", description="what the call returned (text, or JSON)")
-    raises: str | RaisesSpec | None = Field(default=None, description="what the call raised")
+    rate_limit: bool | str | RateLimitSpec | None = Field(
+        default=None, description="a rate-limit error (true, a message, or {message, retry_after})"
+    )
+    malformed: bool | str | None = Field(
+        default=None, description="a result that is not what it should be: true, or the raw text"
+    )
     latency: Duration = 0.0
 
+    def _given(self) -> list[str]:
+        """The outcome keys written (a fault written ``false`` or ``null`` is not)."""
+        return [
+            k
+            for k in OUTCOME_KEYS
+            if k in self.model_fields_set
+            and (k == "returns" or getattr(self, k) not in (None, False))
+        ]
+
     @model_validator(mode="after")
-    def _returns_or_raises(self) -> ToolAnswerSpec:
-        if "returns" in self.model_fields_set and self.raises is not None:
-            raise ValueError("give either 'returns' or 'raises', not both")
+    def _one_outcome(self) -> ToolOutcomeSpec:
+        given = self._given()
+        if len(given) > 1:
+            raise ValueError(
+                "give one of 'returns', 'raises', 'timeout', 'rate_limit' or 'malformed', not "
+                + " and ".join(f"'{k}'" for k in given)
+            )
         return self
+
+    def outcome(self) -> dict[str, Any]:
+        """The outcome as the data-driven fakes read it (no outcome key: it returns ``returns``)."""
+        key = next(iter(self._given()), "returns")
+        value = getattr(self, key)
+        if isinstance(value, BaseModel):
+            value = value.model_dump(exclude_none=True)
+        return {key: value, "latency": self.latency}
+
+
+class ToolAnswerSpec(ToolOutcomeSpec):
+    """One answer of a tool: the ``arguments`` it fits, and what the call then does.
+
+    In a recording the arguments are the call's own; written by hand they may be any
+    value pattern (``{subset: {...}}``, ``{match: ...}``).
+    """
+
+    arguments: Any = Field(
+        default=None,
+        description="the call's arguments (a mapping, raw JSON text, or a matcher); "
+        "left out: any arguments",
+    )

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.config import JsonDict
 
 from handoff_sim.scenarios._schema._raises import RaisesSpec
-from handoff_sim.scenarios._schema._recorded import ToolAnswerSpec
+from handoff_sim.scenarios._schema._recorded import ToolAnswerSpec, ToolOutcomeSpec
 from handoff_sim.scenarios._schema._types import (
     RETURNS_OR_RAISES,
     Duration,
@@ -18,8 +18,9 @@ from handoff_sim.scenarios._schema._types import (
 
 __all__ = ["FakeToolSpec", "ToolExecutorSpec"]
 
+_TABLE_KEYS = ("answers", "sequence", "default")
 _ANSWERS_ALONE: JsonDict = {
-    "if": json_set("answers"),
+    "if": {"anyOf": [json_set(key) for key in _TABLE_KEYS]},
     "then": {"not": {"anyOf": json_given("returns", "raises", "latency")}},
 }
 
@@ -51,8 +52,9 @@ class ToolExecutorSpec(_Strict):
 class FakeToolSpec(ToolExecutorSpec):
     """A fake plain tool: what it returns or raises, its latency and risk tier.
 
-    With ``answers`` (a recording's tool calls) each call gets the first unused answer
-    whose arguments equal its own; the answers then give what it returns and its latency.
+    A data-driven tool answers from a table instead: ``sequence`` by call number (``null``:
+    that call by the rest), else the first of ``answers`` whose ``arguments`` fit, else
+    ``default``. A recording's ``answers`` are its recorded calls, each served once.
     """
 
     model_config = ConfigDict(json_schema_extra={**RETURNS_OR_RAISES, "allOf": [_ANSWERS_ALONE]})
@@ -62,17 +64,28 @@ class FakeToolSpec(ToolExecutorSpec):
     risk: Literal["safe", "caution", "destructive"] = "safe"
     answers: list[ToolAnswerSpec] | None = Field(
         default=None,
-        description="recorded calls, served in call order: the first unused answer whose "
-        "arguments equal the call's",
+        description="answers by arguments: the first whose arguments pattern fits the call "
+        "(in a recording: the first unused one whose arguments equal the call's)",
+    )
+    sequence: list[ToolOutcomeSpec | None] | None = Field(
+        default=None,
+        description="what call 1, 2, ... does; null: that call is answered by answers or default",
+    )
+    default: ToolOutcomeSpec | None = Field(
+        default=None, description="what a call does when neither sequence nor answers say"
     )
 
     @model_validator(mode="after")
     def _answers_alone(self) -> FakeToolSpec:
-        if self.answers is not None:
+        if self.is_table():
             given = sorted({"returns", "raises", "latency"} & self.model_fields_set)
             if given:
                 raise ValueError(
-                    "a tool with 'answers' takes what it returns and its latency from each "
-                    "answer: remove " + ", ".join(f"'{key}'" for key in given)
+                    "a tool with 'answers', 'sequence' or 'default' takes what it returns and "
+                    "its latency from them: remove " + ", ".join(f"'{key}'" for key in given)
                 )
         return self
+
+    def is_table(self) -> bool:
+        """Whether the tool answers from a table (answers, a sequence or a default)."""
+        return any(getattr(self, key) is not None for key in _TABLE_KEYS)

@@ -1,0 +1,89 @@
+"""Load-time checks of ``expect.trajectory``: its value patterns, no captures in them, and
+agent names that exist (tool names are not checked: a delegation tool's name may be
+derived, or a framework's)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Sequence
+
+from handoff_sim.scenarios._expect._places import Finding, RelPath
+from handoff_sim.scenarios._schema import (
+    CallExpect,
+    ExpectSpec,
+    Place,
+    ScenarioSpec,
+    is_matcher,
+    matcher_nodes,
+    pattern_problems,
+)
+
+__all__ = ["trajectory_findings", "trajectory_name_findings"]
+
+_NO_CAPTURE = (
+    "a trajectory's calls are matched in no fixed order: its patterns cannot capture or "
+    "refer to values"
+)
+
+
+def _value(value: object, place: Place, at: RelPath) -> Iterator[Finding]:
+    if value is None or isinstance(value, str):
+        return
+    for path, message in pattern_problems(value, place):
+        yield (*at, *path), message
+    for path, node in matcher_nodes(value, place):
+        if "capture" in node or "ref" in node:
+            yield (*at, *path, "capture" if "capture" in node else "ref"), _NO_CAPTURE
+
+
+def _call(call: CallExpect, at: RelPath) -> Iterator[Finding]:
+    yield from _value(call.tool, "text", (*at, "tool"))
+    yield from _value(call.agent, "text", (*at, "agent"))
+    if "args" not in call.model_fields_set:
+        return
+    args = call.args
+    if isinstance(args, dict) and not is_matcher(args):
+        # argument by argument, as the argument modes compare them: each value may be a matcher
+        for key, value in args.items():
+            yield from _value(value, "any", (*at, "args", key))
+    else:
+        yield from _value(args, "any", (*at, "args"))
+
+
+def trajectory_findings(expect: ExpectSpec, at: RelPath) -> Iterator[Finding]:
+    """Every problem of the value patterns of ``expect``'s trajectories."""
+    many = isinstance(expect.trajectory, list)
+    for index, wanted in enumerate(expect.trajectories()):
+        base: RelPath = (*at, "trajectory", index) if many else (*at, "trajectory")
+        for number, call in enumerate(wanted.calls):
+            if isinstance(call, CallExpect):
+                yield from _call(call, (*base, "calls", number))
+        if wanted.scope is not None:
+            yield from _value(wanted.scope.agent, "text", (*base, "scope", "agent"))
+            yield from _value(wanted.scope.handoff, "text", (*base, "scope", "handoff"))
+
+
+def _unknown_agent(name: object, known: Sequence[str], at: RelPath) -> Iterator[Finding]:
+    if not isinstance(name, str) or name in known:
+        return
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f" (did you mean '{close[0]}'?)" if close else f" (agents: {', '.join(known)})"
+    yield at, f"undefined agent '{name}'{hint}"
+
+
+def trajectory_name_findings(
+    spec: ScenarioSpec, expect: ExpectSpec, at: RelPath
+) -> Iterator[Finding]:
+    """Agents a trajectory names (its scope's, its calls') that the scenario does not define."""
+    known = [*spec.agents, *spec.agent_types]
+    many = isinstance(expect.trajectory, list)
+    for index, wanted in enumerate(expect.trajectories()):
+        base: RelPath = (*at, "trajectory", index) if many else (*at, "trajectory")
+        scope = wanted.scope
+        if scope is not None:
+            yield from _unknown_agent(scope.agent, known, (*base, "scope", "agent"))
+            for number, agent in enumerate(scope.branch or ()):
+                yield from _unknown_agent(agent, known, (*base, "scope", "branch", number))
+        for number, call in enumerate(wanted.calls):
+            if isinstance(call, CallExpect):
+                yield from _unknown_agent(call.agent, known, (*base, "calls", number, "agent"))
