@@ -116,7 +116,7 @@ def execute(config: pytest.Config, scenario: LoadedScenario, request: Any = None
     if runtime is None:
         from pytest_handoff._framework import framework_runtime
 
-        runtime = framework_runtime(config, factories)
+        runtime = framework_runtime(config, factories, scenario)
     result = run_scenario(
         scenario,
         runtime=runtime,

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["configure", "framework_runtime"]
 
 _FACTORY = pytest.StashKey[Any]()  # the chosen runtime's factory (RuntimeFactory)
+_CHOSEN = pytest.StashKey[str]()  # the chosen runtime's name
 
 
 def configure(config: pytest.Config, name: str) -> None:
@@ -31,6 +32,7 @@ def configure(config: pytest.Config, name: str) -> None:
         factory = runtime_factory(name)
     except (UnknownRuntimeError, MissingExtraError) as exc:
         raise pytest.UsageError(f"--handoff-runtime {name}: {exc}") from None
+    config.stash[_CHOSEN] = name
     if factory is not None:
         config.stash[_FACTORY] = factory
 
@@ -50,9 +52,22 @@ class _SkipNotApplicable:
             pytest.skip(str(exc))
 
 
-def framework_runtime(config: pytest.Config, model_factories: Sequence[ModelFactory]) -> Any | None:
-    """The runtime ``--handoff-runtime`` chose for one scenario, or ``None`` for ours."""
+def framework_runtime(
+    config: pytest.Config, model_factories: Sequence[ModelFactory], scenario: LoadedScenario
+) -> Any | None:
+    """The runtime ``--handoff-runtime`` chose for one scenario, or ``None`` for ours.
+
+    A recording runs on the runtime it was recorded on; one made on another runtime
+    than the chosen one is skipped, saying which runtime it needs.
+    """
     factory = config.stash.get(_FACTORY, None)
-    if factory is None:
+    if factory is None and scenario.spec.recorded is None:
         return None
-    return _SkipNotApplicable(factory(model_factories))
+    from handoff_sim.adapters import DEFAULT_RUNTIME, ScenarioNotApplicable, runtime_for
+
+    chosen = config.stash.get(_CHOSEN, DEFAULT_RUNTIME)
+    try:
+        runtime = runtime_for(scenario, chosen, factory, model_factories)
+    except ScenarioNotApplicable as exc:
+        pytest.skip(str(exc))
+    return None if runtime is None else _SkipNotApplicable(runtime)

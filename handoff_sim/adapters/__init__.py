@@ -33,6 +33,7 @@ from handoff_sim.adapters._errors import (
     require_extra,
 )
 from handoff_sim.adapters._model_swap import FrameworkTree
+from handoff_sim.adapters._recorded_runtime import runtime_for
 from handoff_sim.adapters._registry import (
     DEFAULT_RUNTIME,
     RUNTIME_NAMES,
@@ -59,4 +60,5 @@ __all__ = [
     "record_framework_models",
     "require_extra",
     "runtime_factory",
+    "runtime_for",
 ]

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from handoff_sim.adapters import RuntimeFactory
     from handoff_sim.cli._plugins import CommandPlugins
     from handoff_sim.otel import OtelSuite
-    from handoff_sim.scenarios import LoadedScenario, PolicySpec
+    from handoff_sim.scenarios import LoadedScenario, ModelFactory, PolicySpec, ScenarioRuntime
 
 __all__ = ["main"]
 
@@ -186,7 +186,8 @@ def _run(args: argparse.Namespace) -> int:
             if args.keyword and args.keyword not in scenario.id:
                 tally.deselected += 1
             else:
-                _run_one(scenario, plugins, shown, tally, suite, report, runtime, policies)
+                chosen = _ChosenRuntime(args.runtime, runtime)
+                _run_one(scenario, plugins, shown, tally, suite, report, chosen, policies)
     shown.finish(tally.summary())
     written = report.write(out, err)
     code = tally.exit_code() if close_suite(suite, err) and written else EXIT_USAGE
@@ -196,6 +197,21 @@ def _run(args: argparse.Namespace) -> int:
 
 
 _NO_REPORT = CommandReport(None)
+
+
+@dataclass(frozen=True)
+class _ChosenRuntime:
+    """``--runtime``'s name and factory; a recording still runs where it was recorded."""
+
+    name: str
+    factory: RuntimeFactory | None
+
+    def for_scenario(
+        self, scenario: LoadedScenario, factories: Sequence[ModelFactory]
+    ) -> ScenarioRuntime | None:
+        from handoff_sim.adapters import runtime_for
+
+        return runtime_for(scenario, self.name, self.factory, factories)
 
 
 def _runtime(name: str, err: TextIO) -> tuple[bool, RuntimeFactory | None]:
@@ -224,7 +240,7 @@ def _run_one(
     tally: _Tally,
     suite: OtelSuite | None = None,
     report: CommandReport = _NO_REPORT,
-    framework: RuntimeFactory | None = None,
+    framework: _ChosenRuntime | None = None,
     policies: Mapping[str, PolicySpec] | None = None,
 ) -> None:
     from handoff_sim.adapters import ScenarioNotApplicable
@@ -232,9 +248,9 @@ def _run_one(
 
     factories = plugins.model_factories(scenario)
     runtime = plugins.runtime(scenario)
-    if runtime is None and framework is not None:
-        runtime = framework(factories)
     try:
+        if runtime is None and framework is not None:
+            runtime = framework.for_scenario(scenario, factories)
         result, what_if = scenario_outcome(
             scenario,
             policies,
