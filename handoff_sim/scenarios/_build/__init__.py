@@ -10,13 +10,14 @@ from handoff_sim.scenarios._build._models import (
     build_type_models,
     unused_recorded_steps,
 )
-from handoff_sim.scenarios._build._tools import CatchAllExecutor, fake_tool
+from handoff_sim.scenarios._build._tools import CatchAllExecutor, ToolRuns, fake_tool
 
 __all__ = [
     "BuildContext",
     "CatchAllExecutor",
     "ModelFactory",
     "RecordedAnswers",
+    "ToolRuns",
     "build_entry_agent",
     "build_models",
     "build_policy",

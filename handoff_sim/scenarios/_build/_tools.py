@@ -13,7 +13,27 @@ from handoff_sim.messages import ToolCall
 from handoff_sim.scenarios._build._answers import RecordedAnswers, table_of
 from handoff_sim.scenarios._schema import FakeToolSpec, RaisesSpec, ToolExecutorSpec
 
-__all__ = ["CatchAllExecutor", "fake_tool"]
+__all__ = ["CatchAllExecutor", "ToolRuns", "fake_tool"]
+
+
+class ToolRuns(dict[str, int]):
+    """How often each fake tool's body ran, and with which ``arguments`` each time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.arguments: dict[str, list[object]] = {}
+
+    def ran(self, name: str, arguments: dict[str, Any]) -> None:
+        """Count one run of ``name`` with ``arguments``."""
+        self[name] = self.get(name, 0) + 1
+        self.arguments.setdefault(name, []).append(arguments)
+
+    def snapshot(self) -> ToolRuns:
+        """A copy that later runs do not change."""
+        copy = ToolRuns()
+        copy.update(self)
+        copy.arguments = {name: list(calls) for name, calls in self.arguments.items()}
+        return copy
 
 
 def _outcome(spec: ToolExecutorSpec, tool: str, arguments: str) -> str:
@@ -49,7 +69,9 @@ def fake_tool(
     table = table_of(name, spec) if spec.is_table() and not replay else None
 
     async def run(**arguments: Any) -> str:
-        if runs is not None:
+        if isinstance(runs, ToolRuns):
+            runs.ran(name, arguments)
+        elif runs is not None:
             runs[name] = runs.get(name, 0) + 1
         if answers is not None:
             return await answers.answer(arguments)

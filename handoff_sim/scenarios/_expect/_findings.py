@@ -14,6 +14,7 @@ from typing import Any
 from handoff_sim._durations import parse_duration
 from handoff_sim.events import EVENT_TYPES
 from handoff_sim.scenarios._expect._captures import capture_findings, matrix_capture_findings
+from handoff_sim.scenarios._expect._fake_findings import fake_findings
 from handoff_sim.scenarios._expect._places import (
     Finding,
     Position,
@@ -52,6 +53,7 @@ def expect_findings(spec: ScenarioSpec) -> list[Finding]:
     found += _event_findings(spec.expect, ("expect",))
     found += trajectory_findings(spec.expect, ("expect",))
     found += trajectory_name_findings(spec, spec.expect, ("expect",))
+    found += fake_findings(spec)
     found += _shape_findings(_flat(base))
     for position in step_positions(spec):
         found += _shape_findings([position])

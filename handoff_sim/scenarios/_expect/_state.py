@@ -7,7 +7,13 @@ from typing import Any
 
 from handoff_sim._sessions import Session
 from handoff_sim.scenarios._expect._values import resolved, value_matches
-from handoff_sim.scenarios._schema import ExpectSpec, MessageExpect, Place, SessionExpect
+from handoff_sim.scenarios._schema import (
+    ExpectSpec,
+    MessageExpect,
+    Place,
+    SessionExpect,
+    ToolRunsBound,
+)
 
 __all__ = ["check_sessions", "check_tool_runs"]
 
@@ -16,29 +22,55 @@ Add = Callable[[str, str, str, object, object], None]
 
 
 def check_tool_runs(add: Add, expect: ExpectSpec, runs: Mapping[str, int] | None) -> None:
-    """Each named fake tool ran exactly as often as expected (0: it never ran)."""
+    """Each named fake tool ran as often as expected (0: it never ran); a bound with
+    ``arguments`` counts only the runs whose arguments fit."""
     if expect.tool_runs is None:
         return
     if runs is None:
         add("tool_runs", "this runtime does not report tool runs", "expect.tool_runs", None, None)
         return
     for name, wanted in expect.tool_runs.items():
-        actual = runs.get(name, 0)
+        field = f"expect.tool_runs.{name}"
         if isinstance(wanted, int):
+            actual = runs.get(name, 0)
             if actual != wanted:
                 message = f"tool '{name}' ran {actual} time(s), expected {wanted}"
-                add("tool_runs", message, f"expect.tool_runs.{name}", wanted, actual)
-        elif actual < wanted.min or (wanted.max is not None and actual > wanted.max):
-            bound = wanted.model_dump(exclude_none=True)
-            message = f"tool '{name}' ran {actual} time(s), expected {_bound_text(bound)}"
-            add("tool_runs", message, f"expect.tool_runs.{name}", bound, actual)
+                add("tool_runs", message, field, wanted, actual)
+            continue
+        if "arguments" in wanted.model_fields_set:
+            _check_filtered(add, name, wanted, getattr(runs, "arguments", None), field)
+        elif not wanted.holds(runs.get(name, 0)):
+            message = f"tool '{name}' ran {runs.get(name, 0)} time(s), expected {wanted.text()}"
+            add(
+                "tool_runs", message, field, wanted.model_dump(exclude_none=True), runs.get(name, 0)
+            )
 
 
-def _bound_text(bound: Mapping[str, int]) -> str:
-    low, high = bound.get("min", 0), bound.get("max")
-    if high is None:
-        return f"at least {low}"
-    return f"at most {high}" if low == 0 else f"{low} to {high}"
+def _check_filtered(
+    add: Add,
+    name: str,
+    wanted: ToolRunsBound,
+    arguments: Mapping[str, list[object]] | None,
+    field: str,
+) -> None:
+    """The runs of ``name`` whose arguments fit ``wanted.arguments``, against its bound."""
+    if arguments is None:
+        add(
+            "tool_runs",
+            "this runtime does not report the arguments of tool runs",
+            field,
+            None,
+            None,
+        )
+        return
+    every = arguments.get(name, [])
+    fitting = [a for a in every if value_matches(wanted.arguments, a, None, "any")]
+    if not wanted.holds(len(fitting)):
+        message = (
+            f"tool '{name}' ran {len(fitting)} time(s) with arguments that fit "
+            f"(of {len(every)} run(s)), expected {wanted.text()}"
+        )
+        add("tool_runs", message, field, wanted.model_dump(exclude_none=True), every)
 
 
 def check_sessions(

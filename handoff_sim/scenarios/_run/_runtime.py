@@ -14,6 +14,7 @@ from handoff_sim._sessions import InMemorySessionStore, JsonlSessionStore, Sessi
 from handoff_sim.scenarios._build import (
     BuildContext,
     ModelFactory,
+    ToolRuns,
     build_entry_agent,
     build_models,
     build_type_models,
@@ -85,7 +86,7 @@ class DefaultRuntime:
             agent_types=scenario.agent_types,
             type_models=build_type_models(spec, self.model_factories, locate),
             session_store=store,
-            tool_runs={},
+            tool_runs=ToolRuns(),
             scenario=scenario,
         )
         try:
@@ -112,7 +113,9 @@ class DefaultRuntime:
                 error,
                 elapsed,
                 saved,
-                dict(context.tool_runs or {}),
+                context.tool_runs.snapshot()
+                if isinstance(context.tool_runs, ToolRuns)
+                else dict(context.tool_runs or {}),
                 _step_failures([*models.values(), *context.type_models.values()])
                 + _unused_steps(scenario, [*models.values(), *context.type_models.values()], error),
             )

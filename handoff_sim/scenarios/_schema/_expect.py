@@ -12,7 +12,8 @@ import typing
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
+from pydantic.config import JsonDict
 
 from handoff_sim.events import EVENT_TYPES, EventType, HandoffReason, HandoffStatus
 from handoff_sim.scenarios._schema._patterns import CAPTURE_NAME, PATTERN_JSON_DEFS
@@ -24,6 +25,8 @@ from handoff_sim.scenarios._schema._types import (
     MS_JSON,
     Duration,
     Milliseconds,
+    json_given,
+    json_set,
     regex_problem,
 )
 
@@ -258,11 +261,52 @@ class SessionExpect(_Strict):
     )
 
 
-class ToolRunsBound(_Strict):
-    """How often a fake tool's body may run: at least ``min``, at most ``max``."""
+_COUNT_OR_BOUNDS: JsonDict = {
+    "if": json_set("count"),
+    "then": {"not": {"anyOf": json_given("min", "max")}},
+}
 
-    min: int = Field(default=0, ge=0)
+
+class ToolRunsBound(_Strict):
+    """How often a fake tool's body may run: exactly ``count``, or at least ``min`` and at
+    most ``max`` times; with ``arguments``, only the runs whose arguments fit count."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": json_set("count"),
+            "then": {"not": {"anyOf": json_given("min", "max")}},
+        }
+    )
+
+    count: int | None = Field(default=None, ge=0)
+    min: int | None = Field(default=None, ge=0)
     max: int | None = Field(default=None, ge=0)
+    arguments: AnyPattern = Field(
+        default=None, description="count only the runs whose arguments fit this pattern"
+    )
+
+    @model_validator(mode="after")
+    def _bounds(self) -> ToolRunsBound:
+        if self.count is not None and (self.min is not None or self.max is not None):
+            raise ValueError("give either 'count' or 'min'/'max', not both")
+        if self.min is not None and self.max is not None and self.max < self.min:
+            raise ValueError(f"'max' ({self.max}) must be >= 'min' ({self.min})")
+        return self
+
+    def holds(self, runs: int) -> bool:
+        """Whether ``runs`` is within the bound."""
+        if self.count is not None:
+            return runs == self.count
+        return (self.min or 0) <= runs and (self.max is None or runs <= self.max)
+
+    def text(self) -> str:
+        """``2``, ``at least 1``, ``at most 3``, ``1 to 3``."""
+        if self.count is not None:
+            return str(self.count)
+        low, high = self.min or 0, self.max
+        if high is None:
+            return f"at least {low}"
+        return f"at most {high}" if low == 0 else f"{low} to {high}"
 
 
 class ExpectSpec(_Strict):
@@ -281,7 +325,7 @@ class ExpectSpec(_Strict):
     tool_runs: dict[str, Annotated[int, Field(ge=0)] | ToolRunsBound] | None = Field(
         default=None,
         description="fake tool name -> how many times its body actually ran "
-        "(a number, or {min: ..., max: ...})",
+        "(a number, or {count | min, max, arguments})",
     )
     trajectory: TrajectoryExpect | list[TrajectoryExpect] | None = Field(
         default=None, description="the tool calls of a scope against call patterns, in a mode"

@@ -13,10 +13,12 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any
 
 from pydantic.config import JsonDict
 
+from handoff_sim._matchers import MATCHERS, is_matcher
+from handoff_sim._matchers import Place as _Place
 from handoff_sim.scenarios._schema._types import DEF_KEY, regex_problem
 
 __all__ = [
@@ -29,11 +31,9 @@ __all__ = [
     "pattern_problems",
 ]
 
-MATCHERS: tuple[str, ...] = ("match", "contains", "subset", "json", "equals", "capture", "ref")
-"""The keys that make a mapping a matcher."""
 CAPTURE_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
 
-Place = Literal["text", "value", "any", "subset"]
+Place = _Place
 """Where a pattern stands, which decides what a plain value there means.
 
 ``text``: a string, null or a matcher (outputs, descriptions, titles, ids);
@@ -44,11 +44,6 @@ Place = Literal["text", "value", "any", "subset"]
 
 RelPath = tuple[str | int, ...]
 Finding = tuple[RelPath, str]
-
-
-def is_matcher(value: object) -> bool:
-    """Whether ``value`` is a matcher: a non-empty mapping keyed by matcher names only."""
-    return isinstance(value, dict) and bool(value) and all(k in MATCHERS for k in value)
 
 
 def _children(value: object, place: Place) -> Iterator[tuple[RelPath, object, Place]]:
