@@ -36,9 +36,13 @@ def build_triage():
 """
 
 
+def _test_examples() -> list[str]:
+    return [b for b in _blocks("python") if "def test_" in b and "handoff_recording" not in b]
+
+
 @pytest.mark.parametrize("index", [0, 1])
 def test_readme_test_examples_pass_under_the_plugin(pytester: pytest.Pytester, index: int) -> None:
-    examples = [b for b in _blocks("python") if "def test_" in b]
+    examples = _test_examples()
     assert len(examples) == 2
     pytester.mkpydir("myapp")
     pytester.path.joinpath("myapp", "agents.py").write_text(MYAPP_AGENTS, encoding="utf-8")
@@ -55,3 +59,32 @@ def test_readme_scenario_example_passes(source: str, tmp_path: Path) -> None:
     [scenario] = load_file(path)
     result = run_scenario(scenario)
     assert result.passed, [m.message for m in result.mismatches]
+
+
+# The recording example's "real" graph: a model that answers as the provider would.
+MYAPP_REFUNDS = """
+from handoff_sim import Agent
+from handoff_sim.testing import FunctionModel
+
+def build_triage():
+    return Agent(name="triage", model=FunctionModel(lambda request: "Refunded order 42."))
+"""
+
+
+def test_readme_recording_example_records_once_then_replays_in_ci(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    [example] = [b for b in _blocks("python") if "handoff_recording" in b]
+    pytester.mkpydir("myapp")
+    pytester.path.joinpath("myapp", "agents.py").write_text(MYAPP_REFUNDS, encoding="utf-8")
+    pytester.makepyfile(test_refund=example)
+    recorded = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--handoff-record-mode=once")
+    recorded.assert_outcomes(passed=1)
+    path = pytester.path / "recordings" / "test_refund" / "test_refund_is_delegated.yaml"
+    assert path.is_file()
+    written = path.read_bytes()
+    monkeypatch.setenv("CI", "true")
+    replayed = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    replayed.assert_outcomes(passed=1)
+    assert path.read_bytes() == written
