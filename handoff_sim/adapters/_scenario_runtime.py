@@ -39,6 +39,7 @@ from handoff_sim.scenarios import (
     ScriptModelSpec,
     StepSpec,
     SubAgentSpec,
+    ToolRuns,
     build_models,
     build_policy,
     fake_tool,
@@ -100,7 +101,7 @@ class ScenarioPlan:
 
     entry: str
     agents: dict[str, AgentPlan] = field(default_factory=dict)
-    tool_runs: dict[str, int] = field(default_factory=dict)
+    tool_runs: ToolRuns = field(default_factory=ToolRuns)
 
 
 def _reachable(spec: ScenarioSpec) -> list[str]:
@@ -379,7 +380,7 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
             simulated.error,
             simulated.elapsed_ms,
             None,
-            dict(plan.tool_runs),
+            plan.tool_runs.snapshot(),
         )
 
     def _native(self, plan: ScenarioPlan) -> None:
