@@ -9,6 +9,7 @@ from collections.abc import Iterator, Sequence
 
 from handoff_sim.scenarios._expect._places import Finding, RelPath
 from handoff_sim.scenarios._schema import (
+    MATCHERS,
     CallExpect,
     ExpectSpec,
     Place,
@@ -42,7 +43,7 @@ def _call(call: CallExpect, at: RelPath) -> Iterator[Finding]:
     if "args" not in call.model_fields_set:
         return
     args = call.args
-    if isinstance(args, dict) and not is_matcher(args):
+    if isinstance(args, dict) and not is_matcher(args) and not any(k in MATCHERS for k in args):
         # argument by argument, as the argument modes compare them: each value may be a matcher
         for key, value in args.items():
             yield from _value(value, "any", (*at, "args", key))

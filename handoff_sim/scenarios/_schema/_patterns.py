@@ -228,6 +228,16 @@ PATTERN_JSON_DEFS: dict[str, JsonDict] = {
         "description": "a value compared exactly (a mapping with no matcher name as a key), "
         "or a matcher",
     },
+    "ArgumentsValue": {
+        "anyOf": [
+            _SCALAR,
+            {"type": "array", "items": _ref("AnyValue")},
+            _ref("Matcher"),
+            {"type": "object", **_NO_MATCHER_KEY, "additionalProperties": _ref("AnyValue")},
+        ],
+        "description": "a call's arguments as a trajectory compares them: a mapping whose "
+        "values may each be a matcher, or a matcher for the whole arguments",
+    },
     "LiteralValue": {
         "not": {"type": "object", "minProperties": 1, "propertyNames": {"enum": list(MATCHERS)}},
         "items": _ref("LiteralValue"),

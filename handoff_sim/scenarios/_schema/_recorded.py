@@ -13,7 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 from pydantic.config import JsonDict
 
 from handoff_sim.scenarios._schema._raises import RaisesSpec
-from handoff_sim.scenarios._schema._types import Duration, json_set
+from handoff_sim.scenarios._schema._types import DEF_KEY, Duration, json_set
 
 __all__ = [
     "HASH_PATTERN",
@@ -207,7 +207,7 @@ class ToolAnswerSpec(ToolOutcomeSpec):
     value pattern (``{subset: {...}}``, ``{match: ...}``).
     """
 
-    arguments: Any = Field(
+    arguments: Annotated[Any, WithJsonSchema({DEF_KEY: "AnyValue"})] = Field(
         default=None,
         description="the call's arguments (a mapping, raw JSON text, or a matcher); "
         "left out: any arguments",

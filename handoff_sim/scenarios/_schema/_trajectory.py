@@ -19,7 +19,7 @@ __all__ = ["CallExpect", "ScopeExpect", "TrajectoryExpect"]
 TrajectoryMode = Literal["exact", "subsequence", "per_branch", "unordered", "superset", "subset"]
 ArgsModeName = Literal["exact", "ignore", "subset", "superset"]
 _TEXT = Annotated[Any, WithJsonSchema({DEF_KEY: "TextValue"})]
-_ANY = Annotated[Any, WithJsonSchema({DEF_KEY: "AnyValue"})]
+_ARGUMENTS = Annotated[Any, WithJsonSchema({DEF_KEY: "ArgumentsValue"})]
 _COUNT_OR_BOUNDS: JsonDict = {
     "if": json_set("count"),
     "then": {"not": {"anyOf": json_given("min", "max")}},
@@ -37,7 +37,7 @@ class CallExpect(_Strict):
 
     tool: _TEXT = Field(default=None, description="the tool name, or a matcher")
     agent: _TEXT = Field(default=None, description="the agent that made the call, or a matcher")
-    args: _ANY = Field(
+    args: _ARGUMENTS = Field(
         default=None, description="the call's arguments as its argument mode compares them"
     )
     args_mode: ArgsModeName | None = Field(
