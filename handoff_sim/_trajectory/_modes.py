@@ -99,8 +99,18 @@ def _unpaired(board: _Board, *, missing: bool, extra: bool) -> list[Problem]:
         found += [Problem("missing", board.slots[s]) for s, c in enumerate(paired) if c is None]
     if extra:
         used = {c for c in paired if c is not None}
-        found += [Problem("extra", call=c) for i, c in enumerate(board.calls) if i not in used]
+        found += [_extra(board, paired, i) for i in range(len(board.calls)) if i not in used]
     return found
+
+
+def _extra(board: _Board, paired: list[int | None], call: int) -> Problem:
+    """An unpaired call; when a pattern fits it, which call holds that pattern's place."""
+    slot = next((s for s in range(len(board.slots)) if board.fit[s][call]), None)
+    if slot is None:
+        return Problem("extra", call=board.calls[call])
+    holder = paired[slot]
+    after = board.calls[holder] if holder is not None else None
+    return Problem("extra", board.slots[slot], board.calls[call], after)
 
 
 def _exact(board: _Board) -> list[Problem]:

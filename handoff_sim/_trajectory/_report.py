@@ -43,7 +43,7 @@ def _missing(spec: TrajectorySpec, problem: Problem, scoped: list[Call], others:
     line = f"missing: {shown_pattern(spec, problem.pattern)} was not called"
     outside = next((c for c in others if fits(spec, pattern, c)), None)
     if outside is not None:
-        return f"{line}; a call outside the scope fits it: {outside.describe()}"
+        return f"{line} in the scope; a call outside it fits: {outside.describe()}"
     close = nearest(pattern, scoped)
     if close is None:
         return f"{line}; the scope holds no call"
@@ -53,6 +53,13 @@ def _missing(spec: TrajectorySpec, problem: Problem, scoped: list[Call], others:
 def _extra(spec: TrajectorySpec, problem: Problem) -> str:
     assert problem.call is not None
     call = problem.call
+    if problem.pattern is not None:
+        pattern = spec.calls[problem.pattern]
+        shown = shown_pattern(spec, problem.pattern)
+        head = f"extra: {call.describe()} is one call too many: {shown} fits it"
+        if pattern.bounded:
+            return f"{head}, but its bound is full"
+        return f"{head} (taken by #{problem.after.number})" if problem.after else head
     line = f"extra: {call.describe()} fits no expected call"
     if not spec.calls:
         return line
@@ -63,10 +70,18 @@ def _extra(spec: TrajectorySpec, problem: Problem) -> str:
 def _order(spec: TrajectorySpec, problem: Problem) -> str:
     assert problem.pattern is not None
     assert problem.call is not None
-    where = f"after {problem.after.describe()}" if problem.after else "in its place"
+    shown = shown_pattern(spec, problem.pattern)
+    if problem.after is None:
+        where = "first"
+    else:
+        right = "right " if spec.mode == "exact" else ""
+        where = f"{right}after {problem.after.describe()}"
+    when = (
+        "later" if problem.after is None or problem.call.number > problem.after.number else "before"
+    )
     return (
-        f"out of order: {shown_pattern(spec, problem.pattern)} was expected {where}, "
-        f"but the call that fits it comes elsewhere: {problem.call.describe()}"
+        f"out of order: {shown} was expected {where}, but the call that fits it comes "
+        f"{when}: {problem.call.describe()}"
     )
 
 
