@@ -13,13 +13,14 @@ import asyncio
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from handoff_sim import Agent, Trace
+from handoff_sim._agent import override_agent_models
 from handoff_sim._context import RunEnvironment, current_environment
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.recording._expect import top_level_runs
@@ -102,14 +103,29 @@ def record(
     graph = AgentGraph.of(root)
     tree = AgentTree.of(root)
     with ExitStack() as stack:
-        for agents in tree.agents.values():
-            for agent in agents:
-                wrapped = RecordingModel(agent.model, recorder, on_call=seen.saw)
-                stack.enter_context(agent.override(model=wrapped))
+        stack.enter_context(_recording_models(tree, recorder, seen.saw))
         if tools == "recorded":
             stack.enter_context(_recorded_tools(tree, recorder))
         yield recorder
     _write(recorder, seen.trace(), path, graph, redact, scenario_name(path, scenario))
+
+
+def _recording_models(
+    tree: AgentTree, recorder: Recorder, on_call: Callable[[], object]
+) -> AbstractContextManager[None]:
+    """Every agent of the tree, and every agent type its dispatchers build per delegation
+    (by the model it is built with), runs on a :class:`RecordingModel` for the block."""
+    agents = {
+        agent: RecordingModel(agent.model, recorder, on_call=on_call)
+        for found in tree.agents.values()
+        for agent in found
+    }
+    built = {
+        (model, name): RecordingModel(model, recorder, agent=name, on_call=on_call)
+        for name, models in tree.types.items()
+        for model in models
+    }
+    return override_agent_models(agents, built)
 
 
 def _write(
@@ -242,7 +258,11 @@ class Recording:
     def _lanes(self) -> dict[str, list[Any]]:
         """Each recorded agent's steps as the replay models take them (worked out once)."""
         out: dict[str, list[Any]] = {}
-        for name, agent in self.spec.agents.items():
+        declared: list[tuple[str, Any]] = [
+            *self.spec.agents.items(),
+            *self.spec.agent_types.items(),
+        ]
+        for name, agent in declared:  # agent types: the lanes of the agents dispatchers build
             script = getattr(agent.model, "script", None)
             if script is not None:
                 out[name] = [s if isinstance(s, str) else s.as_step() for s in script]

@@ -13,7 +13,12 @@ import re
 from typing import TYPE_CHECKING, Any, get_args
 
 from handoff_sim import Trace
-from handoff_sim.events import HandoffStartEvent, ToolEndEvent, ToolStartEvent
+from handoff_sim.events import (
+    ConfirmationDecisionEvent,
+    HandoffStartEvent,
+    ToolEndEvent,
+    ToolStartEvent,
+)
 from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Scrubber
 from handoff_sim.scenarios import RaisesSpec
@@ -21,7 +26,7 @@ from handoff_sim.scenarios import RaisesSpec
 if TYPE_CHECKING:
     from handoff_sim.recording._recorder import Recorder, ToolCallRecord
 
-__all__ = ["fake_tools"]
+__all__ = ["fake_tools", "raises_from_text"]
 
 _RAISABLE = frozenset(get_args(RaisesSpec.model_fields["type"].annotation))
 _TOOL_ERROR = re.compile(r"Error: ([A-Za-z_][A-Za-z0-9_]*)(?:: (.*))?\Z", re.DOTALL)
@@ -47,6 +52,8 @@ def fake_tools(
         fake: dict[str, Any] = {"description": scrub.text(spec.get("description", ""))}
         if "parameters" in spec:
             fake["parameters"] = spec["parameters"]
+        if "risk" in spec:
+            fake["risk"] = spec["risk"]
         fake["answers"] = answers[name]
         out[name] = fake
     return out
@@ -55,13 +62,17 @@ def fake_tools(
 def _plain_tool_calls(
     trace: Trace, graph: AgentGraph
 ) -> list[tuple[ToolStartEvent, ToolEndEvent | None]]:
-    """Every plain-tool call of the trace (handoffs left out), with its end, in start order."""
+    """Every call a plain tool ran for, with its end, in start order: handoffs, calls the
+    confirmation policy refused and calls of a tool the calling agent lacks left out."""
     handoffs = {(e.run_id, e.call_id) for e in trace.of_type(HandoffStartEvent)}
     starts: dict[tuple[int, str, str], ToolStartEvent] = {}
     ends: dict[tuple[int, str, str], ToolEndEvent] = {}
+    refused: set[tuple[int, str, str]] = set()
     segment, last = 0, 0
     for event in trace:
         segment, last = (segment + 1 if event.seq <= last else segment), event.seq
+        if isinstance(event, ConfirmationDecisionEvent) and event.decision != "approved":
+            refused.add((segment, event.run_id, event.call_id))
         if isinstance(event, ToolStartEvent | ToolEndEvent):
             if (event.run_id, event.call_id) in handoffs or event.tool in graph.subagent_tools:
                 continue
@@ -70,7 +81,17 @@ def _plain_tool_calls(
                 starts[key] = event
             else:
                 ends[key] = event
-    return [(start, ends.get(key)) for key, start in starts.items()]
+    return [
+        (start, ends.get(key))
+        for key, start in starts.items()
+        if key not in refused and _has_tool(graph, start.agent, start.tool)
+    ]
+
+
+def _has_tool(graph: AgentGraph, agent: str, tool: str) -> bool:
+    """Whether ``agent`` has the plain tool ``tool`` (True when the graph does not say)."""
+    offered = graph.offered(agent)
+    return offered is None or tool in offered
 
 
 def _arguments(raw: str, scrub: Scrubber) -> dict[str, Any] | str:
@@ -92,14 +113,15 @@ def _traced_answer(
         return answer
     output = end.output or ""
     if end.status == "error":
-        answer["raises"] = _raises_from_text(start.tool, output, scrub, notes)
+        answer["raises"] = raises_from_text(start.tool, output, scrub, notes)
     else:
         answer["returns"] = scrub.text(output)
     answer["latency"] = duration_text(end.t - start.t)
     return answer
 
 
-def _raises_from_text(tool: str, output: str, scrub: Scrubber, notes: list[str]) -> dict[str, Any]:
+def raises_from_text(tool: str, output: str, scrub: Scrubber, notes: list[str]) -> dict[str, Any]:
+    """A tool's error result (``Error: Type: message``) as the exception a fake raises."""
     found = _TOOL_ERROR.match(output)
     if found and found.group(1) in _RAISABLE:
         return {"type": found.group(1), "message": scrub.text(found.group(2) or "")}

@@ -7,6 +7,7 @@ agent was offered). What the file form cannot say is kept as a note, never guess
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,17 +16,23 @@ from handoff_sim import (
     Agent,
     HandoffPolicy,
     SubAgent,
+    Tool,
     ToolSetExecutor,
     Trace,
     normalize_tool_name,
 )
 from handoff_sim.events import HandoffStartEvent, ModelRequestEvent, RunStartEvent, ToolStartEvent
+from handoff_sim.recording._dispatch_graph import dispatcher_block, sophi_dispatcher, type_block
 from handoff_sim.styles.flink import FlinkSubAgent
+from handoff_sim.styles.sophi import DELEGATE_TOOL_NAME, RiskLevel, SubagentDispatcher
 
 __all__ = ["AgentGraph", "duration_text"]
 
 _DEFAULT_MAX_STEPS = 20
 _EMPTY_SCHEMA = {"type": "object", "properties": {}}
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+_IMPORT_PATH = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*:{_IDENTIFIER}(\.{_IDENTIFIER})*\Z")
+"""``package.module:function``, as a file's ``python:`` names a policy function."""
 
 
 def duration_text(seconds: float) -> str:
@@ -47,6 +54,11 @@ class AgentGraph:
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
     subagent_tools: set[str] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
+    agent_types: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """The agent types SoPhi dispatchers build agents from, in file form (no ``model``)."""
+    executors: dict[str, list[str]] = field(default_factory=dict)
+    """Agents with a primary executor of their own, and the tool names their own tools
+    serve: every other call that executor answered is written as ``tool_executor:``."""
 
     @classmethod
     def of(cls, root: Agent) -> AgentGraph:
@@ -64,7 +76,8 @@ class AgentGraph:
                 continue
             seen[agent.name] = agent
             graph.agents[agent.name] = graph._agent(agent)
-            pending.extend(s.agent for s in agent.subagents if isinstance(s.agent, Agent))
+            children = (getattr(s, "agent", None) for s in agent.subagents)
+            pending.extend(child for child in children if isinstance(child, Agent))
         return graph
 
     def _agent(self, agent: Agent) -> dict[str, Any]:
@@ -75,32 +88,71 @@ class AgentGraph:
             block["parallel_tool_calls"] = True
         if agent.max_steps != _DEFAULT_MAX_STEPS:
             block["max_steps"] = agent.max_steps
-        policy = self._policy(agent.name, agent.handoff_policy)
-        if policy:
-            block["policy"] = policy
-        mounts = [m for m in (self._mount(agent.name, s) for s in agent.subagents) if m]
-        if mounts:
-            block["subagents"] = mounts
+        sophi = sophi_dispatcher(agent)
+        block.update(self._wiring(agent, sophi))
         if agent.tools:
             block["tools"] = [t.name for t in agent.tools]
         for plain in agent.tools:
-            self._tool(agent.name, plain.name, plain.description, plain.parameters)
-        if type(agent.primary_executor) is not ToolSetExecutor:
-            self.notes.append(
-                f"agent {agent.name!r} has a tool executor of its own: its tools are not written"
-            )
+            self._tool(agent.name, plain)
+        if sophi is None and type(agent.primary_executor) is not ToolSetExecutor:
+            self.executors[agent.name] = [t.name for t in agent.tools]
         return block
 
-    def _tool(self, agent: str, name: str, description: str, parameters: Mapping[str, Any]) -> None:
-        spec: dict[str, Any] = {"description": description}
-        if dict(parameters) != _EMPTY_SCHEMA:
-            spec["parameters"] = _plain(parameters)
+    def _wiring(self, agent: Agent, sophi: SubagentDispatcher | None) -> dict[str, Any]:
+        """The agent's ``policy`` and its ``dispatcher`` (made by ``sophi_agent``) or its
+        ``subagents``."""
+        out: dict[str, Any] = {}
+        policy = self._policy(agent.name, agent.handoff_policy)
+        if sophi is not None and policy.get("max_depth") == 0:
+            del policy["max_depth"]  # a dispatcher's agent is unlimited unless its file says
+        if policy:
+            out["policy"] = policy
+        if sophi is not None:
+            out["dispatcher"] = self._dispatcher(agent, sophi, on_agent=True)
+            return out
+        mounts = [m for m in (self._mount(agent, s) for s in agent.subagents) if m]
+        if mounts:
+            out["subagents"] = mounts
+        return out
+
+    def offered(self, agent: str) -> set[str] | None:
+        """The plain tools ``agent`` has (an agent type: those it may use); None: unknown."""
+        if agent in self.agents:
+            return set(self.agents[agent].get("tools", ()))
+        if agent in self.agent_types:
+            return set(self.agent_types[agent].get("allowed_tools", ()))
+        return None
+
+    def _dispatcher(
+        self, owner: Agent, mount: SubagentDispatcher, *, on_agent: bool
+    ) -> dict[str, Any]:
+        self.subagent_tools.add(DELEGATE_TOOL_NAME)
+        for name, definition in mount.config.definitions.items():
+            written = type_block(definition)
+            known = self.agent_types.setdefault(name, written)
+            if known != written:
+                self.notes.append(
+                    f"two agent types are named {name!r}: the file describes the first"
+                )
+        return dispatcher_block(owner, mount, on_agent=on_agent, notes=self.notes)
+
+    def _tool(self, agent: str, plain: Tool) -> None:
+        spec: dict[str, Any] = {"description": plain.description}
+        if dict(plain.parameters) != _EMPTY_SCHEMA:
+            spec["parameters"] = _plain(plain.parameters)
+        risk = _risk(agent, plain, self.notes)
+        if risk is not None:
+            spec["risk"] = risk
+        name = plain.name
         known = self.tools.setdefault(name, spec)
         if known != spec:
             self.notes.append(f"tool {name!r} of agent {agent!r} differs from another of that name")
 
-    def _mount(self, agent: str, mount: SubAgent) -> dict[str, Any] | None:
-        child = mount.agent
+    def _mount(self, owner: Agent, mount: SubAgent) -> dict[str, Any] | None:
+        agent = owner.name
+        if type(mount) is SubagentDispatcher:
+            return {"dispatcher": self._dispatcher(owner, mount, on_agent=False)}
+        child = getattr(mount, "agent", None)
         if not isinstance(child, Agent):
             self.notes.append(f"agent {agent!r}: sub-agent {mount.name!r} is not written")
             return None
@@ -192,6 +244,21 @@ class AgentGraph:
         return graph
 
 
+def _risk(agent: str, plain: Tool, notes: list[str]) -> str | None:
+    """A tool's declared risk tier as the file writes it (None: safe, the default)."""
+    declared = plain.metadata.get("risk", RiskLevel.SAFE)
+    if callable(declared):
+        notes.append(
+            f"tool {plain.name!r} of agent {agent!r}: its risk is a function, written safe"
+        )
+        return None
+    try:
+        tier = RiskLevel.parse(declared)
+    except ValueError:
+        return None  # the agent could not have been built with it
+    return None if tier is RiskLevel.SAFE else tier.name.lower()
+
+
 def _whole_ms(seconds: float) -> bool:
     return abs(seconds * 1000 - round(seconds * 1000)) < 1e-9
 
@@ -209,6 +276,9 @@ def _callable_block(key: str, value: Any) -> dict[str, Any] | None:
     """An input filter or retry classification as the file writes it, if it can be named."""
     if value is None:
         return None
+    reference = getattr(value, "reference", None)  # a function a file named by import path
+    if isinstance(reference, str) and _IMPORT_PATH.match(reference):
+        return {"python": reference}
     if key == "input_filter":
         name = getattr(value, "__name__", "")
         cells = [c.cell_contents for c in (getattr(value, "__closure__", None) or ())]

@@ -21,6 +21,7 @@ import msgspec
 
 from handoff_sim import Trace, __version__
 from handoff_sim.errors import ConfigurationError
+from handoff_sim.recording._executors import executor_blocks
 from handoff_sim.recording._expect import (
     MAX_TREE_HANDOFFS,
     elapsed_of,
@@ -88,6 +89,11 @@ def recording_document(
     notes = list(graph.notes)
     lanes = recorder.lanes()
     agent_blocks = _agents(graph, lanes, scrub)
+    agent_types = _agent_types(graph, lanes, scrub, notes)
+    for agent, executor in executor_blocks(trace, graph, scrub, notes).items():
+        block = agent_blocks[agent]
+        model = block.pop("model")
+        block.update(tool_executor=executor, model=model)  # the model stays last
     tools = fake_tools(recorder, trace, graph, scrub, notes)
     turns = _turns(trace, inputs, scrub)
     if elapsed is None and recorder.real_time and recorder.runtime != "handoff-sim":
@@ -116,8 +122,10 @@ def recording_document(
         "scenario": scenario,
         "description": scrub.text(description),
         "recorded": recorded,
-        "agents": agent_blocks,
     }
+    if agent_types:
+        document["agent_types"] = agent_types
+    document["agents"] = agent_blocks
     if tools:
         document["tools"] = tools
     document["run"] = turns
@@ -149,11 +157,32 @@ def _agents(
     quiet = scrub.rules.scrubber()  # redacts for the fingerprints below; counts nothing written
     out: dict[str, dict[str, Any]] = {}
     names = [graph.entry, *(n for n in graph.agents if n != graph.entry)]
-    names += [n for n in lanes if n not in graph.agents]
+    names += [n for n in lanes if n not in graph.agents and n not in graph.agent_types]
     for name in names:
         block = dict(graph.agents.get(name, {}))
         if "system_prompt" in block:
             block["system_prompt"] = scrub.text(block["system_prompt"])
+        steps = [_step(call, scrub, graph, quiet) for call in lanes.get(name, [])]
+        block["model"] = {"script": steps}
+        out[name] = block
+    return out
+
+
+def _agent_types(
+    graph: AgentGraph, lanes: Mapping[str, list[ModelCall]], scrub: Scrubber, notes: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Each agent type a dispatcher builds agents from, with the lane of those agents."""
+    quiet = scrub.rules.scrubber()
+    out: dict[str, dict[str, Any]] = {}
+    for name, written in graph.agent_types.items():
+        if name in graph.agents:
+            notes.append(
+                f"agent type {name!r} is named as an agent: their model calls share one lane"
+            )
+        block = dict(written)
+        for key in ("description", "system_prompt"):
+            if key in block:
+                block[key] = scrub.text(block[key])
         steps = [_step(call, scrub, graph, quiet) for call in lanes.get(name, [])]
         block["model"] = {"script": steps}
         out[name] = block
