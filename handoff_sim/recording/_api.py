@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from handoff_sim import Agent, Trace
+from handoff_sim import Agent, ModelClient, Trace
 from handoff_sim._agent import override_agent_models
 from handoff_sim._context import RunEnvironment, current_environment
 from handoff_sim.errors import ConfigurationError
@@ -121,11 +121,17 @@ def _recording_models(
         for agent in found
     }
     built = {
-        (model, name): RecordingModel(model, recorder, agent=name, on_call=on_call)
+        (model, name): RecordingModel(_running(name, model), recorder, agent=name, on_call=on_call)
         for name, models in tree.types.items()
         for model in models
     }
     return override_agent_models(agents, built)
+
+
+def _running(name: str, model: ModelClient) -> ModelClient:
+    """The model an agent of type ``name`` built with ``model`` runs on in this context: an
+    override's (``override_models`` around ``record``) or ``model`` itself."""
+    return Agent(name, model).model
 
 
 def _write(

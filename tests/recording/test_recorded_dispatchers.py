@@ -230,3 +230,16 @@ def test_S_a_fallback_to_the_primary_executor_is_written_as_its_tool_executor(
     result = run_scenario(path)
     assert result.passed, result.render_failure()
     assert result.trace.to_jsonl() == recorded.trace.to_jsonl()
+
+
+def test_record_inside_override_models_records_the_agent_type_s_override(tmp_path: Path) -> None:
+    from handoff_sim.testing import override_models
+
+    agent = _sophi()
+    reviewer = ScriptedModel([{"text": "overridden review"}])
+    path = tmp_path / "sophi.yaml"
+    with override_models(agent, {"review": reviewer}), record(agent, path, redact=NO_REDACTION):
+        simulate(agent, "find the auth code")
+    document = yaml.safe_load(path.read_text())
+    script = document["agent_types"]["review"]["model"]["script"]
+    assert [step["text"] for step in script] == ["overridden review"]
