@@ -41,6 +41,7 @@ from handoff_sim.adapters._registry import (
     UnknownRuntimeError,
     override_framework_models,
     record_framework_models,
+    replay_framework_tools,
     runtime_factory,
 )
 from handoff_sim.adapters._transfer import Transfer
@@ -58,6 +59,7 @@ __all__ = [
     "UnknownRuntimeError",
     "override_framework_models",
     "record_framework_models",
+    "replay_framework_tools",
     "require_extra",
     "runtime_factory",
     "runtime_for",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -44,6 +44,7 @@ from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture
 from handoff_sim.adapters._oai_graph import SdkGraph, sdk_graph
 from handoff_sim.adapters._oai_model import neutral_view, note_offer
 from handoff_sim.adapters._oai_overrides import agent_graph
+from handoff_sim.adapters._record_tools import wants_tools
 from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, Usage
 
@@ -397,5 +398,10 @@ def recording(
     with (
         record_models(root, recorder, provider=provider) as tree,
         OpenAIAgentsCapture() as captured,
+        ExitStack() as stack,
     ):
+        if wants_tools(recorder):  # record(..., tools="recorded"): the plain tools' calls too
+            from handoff_sim.adapters._oai_record_tools import recorded_tools
+
+            stack.enter_context(recorded_tools(tree, recorder))  # type: ignore[arg-type]
         yield FrameworkRecording("openai-agents", versions, graph, captured, tree)

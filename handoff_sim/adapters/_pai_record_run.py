@@ -21,6 +21,7 @@ from handoff_sim.adapters._pai_capture import PydanticAICapture
 from handoff_sim.adapters._pai_overrides import agent_graph
 from handoff_sim.adapters._pai_record import ModelCallRecorder, RecordingModel
 from handoff_sim.adapters._pai_record_graph import PaiGraph, recorded_graph
+from handoff_sim.adapters._record_tools import NoticingRecorder, wants_tools
 
 __all__ = ["RecordedAgents", "RecordingRun", "record_models", "recording"]
 
@@ -116,5 +117,17 @@ def recording(
 ) -> Iterator[RecordingRun]:
     """The pydantic-ai runs of the block captured, and every model call of ``root``'s graph
     recorded to ``recorder``: what ``handoff_sim.recording.record`` does for a pydantic-ai agent."""
-    with PydanticAICapture(seed=seed) as capture, record_models(root, recorder) as agents:
+    if not wants_tools(recorder):
+        with PydanticAICapture(seed=seed) as capture, record_models(root, recorder) as agents:
+            yield RecordingRun(capture, agents)
+        return
+    from handoff_sim.adapters._pai_record_tools import recorded_tools
+
+    # record(..., tools="recorded"): the tools' calls too; a model asked inside one delegated
+    noticing = NoticingRecorder(recorder)
+    with (
+        PydanticAICapture(seed=seed) as capture,
+        record_models(root, noticing) as agents,
+        recorded_tools(agents.tree, recorder),  # type: ignore[arg-type]
+    ):
         yield RecordingRun(capture, agents)

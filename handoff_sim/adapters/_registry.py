@@ -25,6 +25,7 @@ __all__ = [
     "UnknownRuntimeError",
     "override_framework_models",
     "record_framework_models",
+    "replay_framework_tools",
     "runtime_factory",
 ]
 
@@ -128,4 +129,28 @@ def record_framework_models(root: object, recorder: object) -> AbstractContextMa
                 root, recorder
             )
             return session
+    return None
+
+
+_TOOL_REPLAYS = {
+    "agents": ("handoff_sim.adapters.openai_agents", "handoff_sim.adapters._oai_record_tools"),
+    "pydantic_ai": ("handoff_sim.adapters.pydantic_ai", "handoff_sim.adapters._pai_record_tools"),
+}
+"""A framework's top-level package: its adapter and the module that replays its plain tools."""
+
+
+def replay_framework_tools(
+    root: object, answers: Mapping[str, Any]
+) -> AbstractContextManager[None] | None:
+    """A framework graph's recorded plain tools answering from ``answers`` (tool name ->
+    recorded answers) for the block, for ``handoff_sim.recording.replay``; ``None`` for an
+    object of neither framework."""
+    for cls in type(root).__mro__:
+        entry = _TOOL_REPLAYS.get(cls.__module__.partition(".")[0])
+        if entry is not None:
+            adapter, module = entry
+            importlib.import_module(adapter)  # raises MissingExtraError naming the extra
+            swap: AbstractContextManager[None]
+            swap = importlib.import_module(module).replayed_tools(root, answers)
+            return swap
     return None

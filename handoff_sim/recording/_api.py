@@ -309,6 +309,12 @@ def replay(
     for model in models.values():
         model.assert_complete()
 
+        elif recorded is not None and recorded.tools == "recorded":
+            from handoff_sim.adapters import replay_framework_tools
+
+            tools = replay_framework_tools(root, recording.tool_answers())
+            if tools is not None:
+                stack.enter_context(tools)
 
 @contextmanager
 def _replayed_tools(tree: AgentTree, answers: Mapping[str, Any]) -> Iterator[None]:

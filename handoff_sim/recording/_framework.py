@@ -46,11 +46,6 @@ def framework_record(
     session = record_framework_models(root, recorder)
     if session is None:
         return None
-    if tools != "live":
-        raise ConfigurationError(
-            f"record: tools={tools!r} is for handoff-sim's own agents; a framework's tools "
-            "run live while recording (the file's fake tools come from the trace)"
-        )
     return _recording(session, recorder, path, redact, scenario)
 
 
