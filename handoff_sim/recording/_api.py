@@ -305,16 +305,16 @@ def replay(
         recorded = recording.spec.recorded
         if recorded is not None and recorded.tools == "recorded" and isinstance(tree, AgentTree):
             stack.enter_context(_replayed_tools(tree, recording.tool_answers()))
-        yield recording
-    for model in models.values():
-        model.assert_complete()
-
         elif recorded is not None and recorded.tools == "recorded":
             from handoff_sim.adapters import replay_framework_tools
 
             tools = replay_framework_tools(root, recording.tool_answers())
             if tools is not None:
                 stack.enter_context(tools)
+        yield recording
+    for model in models.values():
+        model.assert_complete()
+
 
 @contextmanager
 def _replayed_tools(tree: AgentTree, answers: Mapping[str, Any]) -> Iterator[None]:
