@@ -7,12 +7,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 import yaml
 
 from handoff_sim import Agent, SubAgent, Tool, ToolCall, simulate
 from handoff_sim.recording import Redaction, ReplayMismatchError, record, replay
-from handoff_sim.scenarios import run_scenario
+from handoff_sim.scenarios import run_scenario, scenario_json_schema
 from handoff_sim.styles.sophi import (
     AgentDefinition,
     ConfirmationRequest,
@@ -186,6 +187,7 @@ def test_S_an_executor_answering_alike_is_written_with_the_tool_and_arguments_fi
     assert document["agents"]["main"]["tool_executor"] == {
         "returns": "served {tool} with {arguments}"
     }
+    jsonschema.validate(document, scenario_json_schema())
     result = run_scenario(path)
     assert result.passed, result.render_failure()
     assert result.trace.to_jsonl() == recorded.trace.to_jsonl()
@@ -243,3 +245,8 @@ def test_record_inside_override_models_records_the_agent_type_s_override(tmp_pat
     document = yaml.safe_load(path.read_text())
     script = document["agent_types"]["review"]["model"]["script"]
     assert [step["text"] for step in script] == ["overridden review"]
+
+
+def test_a_dispatcher_recording_validates_against_the_json_schema(tmp_path: Path) -> None:
+    _, document = _recorded(_sophi(confirmation=_deny), tmp_path / "sophi.yaml")
+    jsonschema.validate(document, scenario_json_schema())
