@@ -159,22 +159,37 @@ def test_openai_agents_agent_used_as_tool_is_no_plain_tool_and_stays_live(tmp_pa
 
 
 @_OAI
-def test_openai_agents_call_with_arguments_never_recorded_fails_naming_the_tool(
+def test_openai_agents_tool_call_never_recorded_fails_the_run_naming_the_tool_inside_an_agent_tool(
     tmp_path: Path,
 ) -> None:
-    from agents import Runner
+    from agents import Agent, Runner
 
-    from handoff_sim.adapters.openai_agents import simulate_run
+    from handoff_sim.adapters.openai_agents import SimModel, simulate_run
     from handoff_sim.recording import record, replay
 
     calls: list[int] = []
-    triage = _oai_triage(calls, {"tool_calls": [_call("c1", "lookup", '{"order": 42}')]}, "done")
+    billing = Agent(
+        name="billing",
+        model=SimModel(
+            ScriptedModel([{"tool_calls": [_call("b1", "lookup", '{"order": 42}')]}, "ok"])
+        ),
+        tools=[_oai_lookup(calls)],
+    )
+    mount = billing.as_tool(tool_name="billing", tool_description="Billing questions.")
+    triage = Agent(
+        name="triage",
+        model=SimModel(
+            ScriptedModel([{"tool_calls": [_call("c1", "billing", '{"input": "42"}')]}, "done"])
+        ),
+        tools=[mount],
+    )
     path = tmp_path / "args.yaml"
     with record(triage, path, tools="recorded"):
         asyncio.run(Runner.run(triage, "where is 42"))
     text = path.read_text()
     assert text.count("order: 42\n") == 1  # the recorded answer's arguments, edited by hand
     path.write_text(text.replace("order: 42\n", "order: 7\n"))
+    # as_tool would hand billing's error to triage's model as a tool result: the run fails
     with pytest.raises(ToolReplayMismatchError) as failed, replay(triage, path):
         simulate_run(Runner.run(triage, "where is 42"))
     assert failed.value.tool == "lookup"
