@@ -1,7 +1,8 @@
 """record(..., tools="recorded") on openai-agents and pydantic-ai: plain tools replayed as fakes.
 
 The "real" models are handoff-sim's fakes inside each framework's ``SimModel``; the "real"
-tool counts its calls, so a replay that called it would show.
+tool counts its calls, so a replay that called it would show. (The first test of each
+framework pays for importing it: a few seconds for the SDK on a loaded machine.)
 """
 
 # no "from __future__ import annotations": pydantic-ai reads the tool functions' annotations
@@ -29,6 +30,16 @@ def _call(call_id: str, name: str, arguments: str) -> dict[str, str]:
 def _spec(path: Path) -> Any:
     (loaded,) = load_path(path)
     return loaded.spec
+
+
+def _run_as_a_scenario(path: Path) -> Any:
+    """The file run standalone, on the framework it was recorded on, its expectations checked."""
+    from handoff_sim.adapters import runtime_factory
+    from handoff_sim.scenarios import run_scenario
+
+    make = runtime_factory(_spec(path).recorded.runtime)
+    assert make is not None
+    return run_scenario(path, runtime=make(()))
 
 
 def _tool_statuses(trace: Any) -> list[tuple[str, str]]:
@@ -124,6 +135,9 @@ def test_openai_agents_tool_error_is_replayed_as_the_text_the_model_saw(tmp_path
     assert calls == []
     assert replayed.final_output == "Order 13 could not be looked up."
     assert _tool_statuses(replayed.trace) == _tool_statuses(recorded.trace) == [("lookup", "error")]
+    standalone = _run_as_a_scenario(path)  # its fake tool gives the model the same text
+    assert standalone.passed, standalone.mismatches
+    assert _tool_statuses(standalone.trace) == [("lookup", "error")]
 
 
 @_OAI
@@ -281,6 +295,9 @@ def test_pydantic_ai_tool_error_is_replayed_as_the_same_error(tmp_path: Path) ->
     assert calls == []
     assert isinstance(run.error, ValueError)
     assert str(run.error) == "order 13 is cursed"
+    standalone = _run_as_a_scenario(path)  # the file's fake tool raises it too
+    assert standalone.passed, standalone.mismatches
+    assert "order 13 is cursed" in str(standalone.error)
 
 
 @_PAI
