@@ -256,9 +256,13 @@ class Recording:
         mode = match or recorded.match
         ledger = ReplayLedger()  # a cut-off run gives back what every lane served it
         return {
-            name: ReplayModel(steps, agent=name, match=mode, ledger=ledger)
-            for name, steps in self._lanes.items()
+            name: model.again(match=mode, ledger=ledger) for name, model in self._replays.items()
         }
+
+    @cached_property
+    def _replays(self) -> dict[str, ReplayModel]:
+        """A replay of each recorded lane, its steps parsed once: ``models`` starts new ones."""
+        return {name: ReplayModel(steps, agent=name) for name, steps in self._lanes.items()}
 
     @cached_property
     def _lanes(self) -> dict[str, list[Any]]:

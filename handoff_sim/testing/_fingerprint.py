@@ -8,26 +8,28 @@ a request made again tomorrow, with new ids, has the same fingerprint.
 
 from __future__ import annotations
 
-import functools
 import hashlib
+import operator
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 import msgspec
 
 from handoff_sim._terminal import escape_value
 from handoff_sim.errors import RecordingFormatError
-from handoff_sim.messages import Message, ModelRequest
+from handoff_sim.messages import Message, ModelRequest, ToolSpec
 
 __all__ = [
     "PREVIEW_CHARS",
     "Fingerprint",
     "Key",
+    "KeyReader",
     "differences",
     "fingerprint",
     "normalise",
     "request_key",
+    "whole_text",
 ]
 
 PREVIEW_CHARS = 200
@@ -114,61 +116,79 @@ def _normalised(text: str, raw: bytes) -> str:
     return text
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(_utf8(text)).hexdigest()[:16]
+def _digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()[:16]
 
 
 def _normalised_digest(text: str) -> tuple[str, str]:
     """The normalised text and its digest."""
     raw = _utf8(text)
     normalised = _normalised(text, raw)
-    return normalised, hashlib.sha256(raw if normalised is text else _utf8(normalised)).hexdigest()[
-        :16
-    ]
+    return normalised, _digest(raw if normalised is text else _utf8(normalised))
 
 
-@functools.lru_cache(maxsize=256)
+_SYSTEM_DIGESTS: dict[str, str] = {}
+_SYSTEM_CACHE = 256  # system prompts kept; the cache is emptied when it is full
+
+
 def _system_digest(text: str) -> str:
-    """The digest of a normalised system prompt: the same prompt, call after call."""
-    return _normalised_digest(text)[1]
+    """The digest of a normalised system prompt: the same prompt, call after call, is
+    looked up by its value (a hash the string keeps, its identity compared first)."""
+    found = _SYSTEM_DIGESTS.get(text)
+    if found is None:
+        found = _normalised_digest(text)[1]
+        if len(_SYSTEM_DIGESTS) >= _SYSTEM_CACHE:
+            _SYSTEM_DIGESTS.clear()
+        _SYSTEM_DIGESTS[text] = found
+    return found
 
 
 def _content(message: Message) -> str:
     """What of the last message is hashed: its text, or each tool call's name and arguments."""
-    if message.role == "assistant" and message.tool_calls:
-        calls = "\n".join(f"{c.name} {c.arguments}" for c in message.tool_calls)
+    if message.tool_calls and message.role == "assistant":
+        calls = "\n".join([f"{c.name} {c.arguments}" for c in message.tool_calls])
         return f"{message.content}\n{calls}" if message.content else calls
     return message.content or ""
+
+
+def _system(messages: Sequence[Message]) -> str | None:
+    """The digest of the request's system prompt (first message, else the first system one)."""
+    first = messages[0]
+    if first.role == "system":  # where a system prompt usually is
+        return _system_digest(first.content or "")
+    if "system" not in map(_ROLE, messages):  # no Python code run per message
+        return None
+    for message in messages:
+        if message.role == "system":
+            return _system_digest(message.content or "")
+    return None
 
 
 Key = tuple[str, tuple[str, ...], str, str, "str | None"]
 """What :meth:`Fingerprint.key` gives: what two requests must share to be the same."""
 
+_ROLE = operator.attrgetter("role")
+_NOTHING = _digest(b"")  # the digest of a request without messages
 
-def _parts(request: ModelRequest) -> tuple[Key, str]:
-    """The request's key and the normalised text of its last message."""
+
+def _parts(request: ModelRequest, names: tuple[str, ...]) -> tuple[Key, str]:
+    """The request's key (``names``: its tool names) and its last message normalised."""
     messages = request.messages
-    count = len(messages)
-    last = messages[-1] if count else None
-    content, digest = _normalised_digest(_content(last) if last is not None else "")
-    first = messages[0] if count else None
-    if first is not None and first.role == "system":  # where a system prompt usually is
-        system: str | None = first.content or ""
-    else:
-        system = next((m.content or "" for m in messages if m.role == "system"), None)
-    role = last.role if last is not None else ""
-    hashed = None if system is None else _system_digest(system)
-    return (request.model, request.tool_names, role, digest, hashed), content
+    if not messages:
+        return (request.model, names, "", _NOTHING, None), ""
+    last = messages[-1]
+    content, digest = _normalised_digest(_content(last))
+    return (request.model, names, last.role, digest, _system(messages)), content
 
 
 def request_key(request: ModelRequest) -> Key:
-    """``fingerprint(request).key()``, without building the fingerprint (a replay's hot path)."""
-    return _parts(request)[0]
+    """``fingerprint(request).key()``, without building the fingerprint."""
+    return _parts(request, request.tool_names)[0]
 
 
 def fingerprint(request: ModelRequest) -> Fingerprint:
     """The fingerprint of ``request``, computed on its normalised (never redacted) content."""
-    (model, tools, role, digest, system), content = _parts(request)
+    (model, tools, role, digest, system), content = _parts(request, request.tool_names)
     return Fingerprint(
         model=model,
         tools=tools,
@@ -177,6 +197,75 @@ def fingerprint(request: ModelRequest) -> Fingerprint:
         system=system,
         text=content[:PREVIEW_CHARS],
     )
+
+
+def whole_text(recorded: Fingerprint) -> str | None:
+    """The recorded last message itself, normalised, when its preview is all of it: the
+    preview has the recorded digest and holds no ``<`` (so no placeholder, and normalising
+    it again leaves it as it is). ``None`` for a cut or redacted preview."""
+    text = recorded.text
+    if "<" in text or _digest(_utf8(text)) != recorded.sha256:
+        return None
+    return text
+
+
+class KeyReader:
+    """Reads the keys of one lane's requests, the cheap fields first (a replay's hot path).
+
+    It keeps the tool names of the last tool specs it saw: an agent offers the same
+    specs (one tuple) request after request.
+    """
+
+    __slots__ = ("_names", "_specs")
+
+    def __init__(self) -> None:
+        self._specs: object = None
+        self._names: tuple[str, ...] = ()
+
+    def tool_names(self, request: ModelRequest) -> tuple[str, ...]:
+        """``request.tool_names``, worked out once per tuple of tool specs."""
+        specs = request.tools
+        if specs is self._specs:
+            return self._names
+        names = tuple([spec.name for spec in specs])
+        if type(specs) is tuple and all(type(spec) is ToolSpec for spec in specs):
+            self._specs, self._names = specs, names  # immutable: safe to keep by identity
+        return names
+
+    def key(self, request: ModelRequest) -> Key:
+        """``request_key(request)``."""
+        return _parts(request, self.tool_names(request))[0]
+
+    def matches(self, request: ModelRequest, key: Key, whole: str | None = None) -> bool:
+        """Whether ``request_key(request) == key``, the last message looked at only when
+        every other field is equal. ``whole`` is the recorded last message when known
+        (:func:`whole_text`): a text equal to it has the recorded digest.
+
+        Otherwise the text is hashed as it is first: when that gives the recorded digest
+        and the text holds no ``<``, normalising cannot change it (every placeholder holds
+        a ``<``, so the recorded text it equals was left as it was), and the patterns are
+        skipped.
+        """
+        model, tools, role, digest, system = key
+        if request.model != model or self.tool_names(request) != tools:
+            return False
+        messages = request.messages
+        if not messages:
+            return role == "" and digest == _NOTHING and system is None
+        last = messages[-1]
+        if last.role != role or _system(messages) != system:
+            return False
+        content = _content(last)
+        if content == whole:
+            return True
+        raw = _utf8(content)
+        plain = _digest(raw)
+        if plain == digest and b"<" not in raw:
+            return True
+        normalised = _normalised(content, raw)
+        if normalised is content:
+            return plain == digest
+        return _digest(_utf8(normalised)) == digest
 
 
 def _preview(text: str) -> str:

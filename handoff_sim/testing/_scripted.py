@@ -17,6 +17,7 @@ from handoff_sim.errors import (
     UnconsumedStepsError,
 )
 from handoff_sim.messages import ModelRequest, ModelResponse
+from handoff_sim.testing._never import never_answer
 from handoff_sim.testing._steps import (
     ScriptStep,
     SimulatedModelError,
@@ -47,7 +48,7 @@ async def _play(
     if step.latency:
         await asyncio.sleep(step.latency)
     if step.cancelled:  # a recorded call that was cut off: it never answers
-        await asyncio.get_running_loop().create_future()
+        await never_answer()
     if step.exception is not None:
         raise step.exception
     if step.error is not None:

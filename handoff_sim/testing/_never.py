@@ -1,0 +1,18 @@
+"""What a fake model does for a call recorded cut off: it never answers, until cancelled."""
+
+from __future__ import annotations
+
+import asyncio
+
+__all__ = ["never_answer"]
+
+NEVER = 100 * 365 * 24 * 3600.0
+"""A hundred virtual years: past any deadline a run is given, before float time blurs."""
+
+
+async def never_answer() -> None:
+    """Wait until cancelled. The wait is first a timer, so virtual time runs on to a
+    simulation's deadline as it did for the recorded call; with no deadline, a wait on
+    nothing: a virtual deadlock, the truth once nothing else can happen."""
+    await asyncio.sleep(NEVER)
+    await asyncio.get_running_loop().create_future()
