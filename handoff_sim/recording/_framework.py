@@ -11,15 +11,14 @@ the block ran inside an event loop).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from handoff_sim.adapters import record_framework_models, runtime_factory
 from handoff_sim.errors import ConfigurationError
+from handoff_sim.recording._api import off_the_running_loop
 from handoff_sim.recording._expect import top_level_runs
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder, ToolsMode
@@ -28,9 +27,7 @@ if TYPE_CHECKING:
     from handoff_sim.recording._redact import Redaction
     from handoff_sim.trace import Trace
 
-__all__ = ["framework_record", "off_the_loop"]
-
-T = TypeVar("T")
+__all__ = ["framework_record"]
 
 
 def framework_record(
@@ -72,20 +69,6 @@ def _recording(
     _write(recorder, framework.capture.trace, path, graph, redact, name)
 
 
-def off_the_loop(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``function(*args, **kwargs)``, in a thread of its own when an event loop runs here.
-
-    A replay drives a virtual-time loop of its own, which cannot start inside a running
-    loop: a ``record`` block in an async test still gets its file replayed.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return function(*args, **kwargs)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="handoff-replay") as pool:
-        return pool.submit(function, *args, **kwargs).result()
-
-
 def _write(
     recorder: Recorder,
     trace: Trace,
@@ -104,7 +87,8 @@ def _write(
         )
     target = recorder.write(path, trace, scenario=name, inputs=inputs, agents=graph, redact=redact)
     make = runtime_factory(recorder.runtime)
-    result = off_the_loop(run_scenario, target, runtime=None if make is None else make(()))
+    runtime = None if make is None else make(())
+    result = off_the_running_loop(lambda: run_scenario(target, runtime=runtime))
     if result.error is not None:
         return  # the file is written as recorded; its replay says what went wrong
     write_recording(
