@@ -34,6 +34,8 @@ HandoffSimError
 │   ├── GovernanceError                     [adapters] governed() got what it cannot govern
 │   ├── GateSpecError                       [handoff_sim] a gate file or a --gate option is wrong
 │   ├── TrajectorySpecError                 [testing] a trajectory expectation is written wrong
+│   ├── SyncInvokeError                     [adapters.langgraph] a graph's sync entry point
+│   │                                       (invoke, stream) was called inside a simulation
 │   └── UnknownRuntimeError                 [adapters] no framework runtime by that name
 ├── SetupError                             the environment lacks something the call needs
 │   ├── MissingExtraError (ImportError)     [adapters] the optional extra is not installed
@@ -74,8 +76,14 @@ HandoffSimError
 │       │                                   an agent asked for more than its recording holds
 │       ├── ToolReplayMismatchError (ScriptError)
 │       │                                   no recorded answer left for a tool call
-│       └── UnusedRecordingError (AssertionError)
-│                                           recorded steps that no request used
+│       ├── UnusedRecordingError (AssertionError)
+│       │                                   recorded steps that no request used
+│       ├── MissingRecordingError (FileNotFoundError)
+│       │                                   [pytest_handoff] a test's recording does not exist
+│       │                                   and the record mode does not record it
+│       └── RealModelBlockedError (ScriptError)
+│                                           [pytest_handoff] --handoff-block-models: an agent the
+│                                           recording has no lane for called its model
 ├── ScenarioError                          a scenario cannot be loaded or run as written
 │   ├── ScenarioFileError                   [scenarios] a malformed file: each problem at file:line
 │   └── ScenarioNotApplicable               [adapters] a framework cannot express the scenario
@@ -110,6 +118,8 @@ Warnings, and exceptions that never leave the package:
 SubAgentNotOfferedWarning (UserWarning)    [styles.flink] no object input: never offered
 AgentDefinitionWarning (UserWarning)       [styles.sophi] a malformed definition file was skipped
 JsonProblem (ValueError)                   [_safe] text is not JSON; callers say where
+MarkerProblem (ValueError)                 [pytest_handoff._recording_paths] a misused
+                                           handoff_recording marker: the test fails saying how
 UnreadableFile                             [_files] a path that is no regular file or is too large;
                                            callers say which path
 StopShrinking (BaseException)              [fuzzing._engine] the fuzzer's shrink budget is spent

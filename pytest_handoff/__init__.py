@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         delegate,
     )
     from pytest_handoff._gates import assert_gates
+    from pytest_handoff._recording_errors import MissingRecordingError, RealModelBlockedError
     from pytest_handoff._runner import ScenarioRunner
     from pytest_handoff._snapshot import TraceSnapshotExtension
     from pytest_handoff._trajectory import assert_trajectory
@@ -40,6 +41,8 @@ __all__ = [
     "AgentBuilder",
     "EventRecorder",
     "HandoffAssertionError",
+    "MissingRecordingError",
+    "RealModelBlockedError",
     "ScenarioRunner",
     "ScriptedModelFactory",
     "TraceSnapshotExtension",
@@ -66,6 +69,8 @@ _HOME = {
     "delegate": "pytest_handoff._builders",
     "ScenarioRunner": "pytest_handoff._runner",
     "assert_gates": "pytest_handoff._gates",
+    "MissingRecordingError": "pytest_handoff._recording_errors",
+    "RealModelBlockedError": "pytest_handoff._recording_errors",
     "TraceSnapshotExtension": "pytest_handoff._snapshot",
     "assert_trajectory": "pytest_handoff._trajectory",
 }

@@ -239,6 +239,7 @@ _OUTSIDE_ON_PURPOSE = {
     "SubAgentNotOfferedWarning",
     "AgentDefinitionWarning",
     "JsonProblem",
+    "MarkerProblem",
     "StopShrinking",
     "UnreadableFile",
 }
