@@ -91,15 +91,16 @@ class ReplayingToolset(WrapperToolset[Any]):
 def _wrap_toolsets(
     tree: FrameworkTree, wrap: Any
 ) -> Iterator[tuple[Agent[Any, Any], list[AbstractToolset[Any]]]]:
-    """Each named agent of ``tree`` with its toolsets, each wrapped: ``wrap(agent, toolset)``."""
-    for name, agents in tree.agents.items():
-        for agent in agents:
-            yield agent, [wrap(name, toolset) for toolset in agent.toolsets]
+    """Each agent of ``tree`` with its toolsets, each wrapped: ``wrap(agent name, toolset)``
+    (an agent without a name: ``""``; its requests name it as pydantic-ai runs it)."""
+    named = [(name, agent) for name, agents in tree.agents.items() for agent in agents]
+    for name, agent in [*named, *(("", agent) for agent in tree.unnamed)]:
+        yield agent, [wrap(name, toolset) for toolset in agent.toolsets]
 
 
 @contextmanager
 def _overridden(tree: FrameworkTree, wrap: Any) -> Iterator[None]:
-    """Every named agent of ``tree`` runs on its toolsets wrapped, for the block."""
+    """Every agent of ``tree`` runs on its toolsets wrapped, for the block."""
     with ExitStack() as stack:
         for agent, toolsets in list(_wrap_toolsets(tree, wrap)):
             # the agent's own function tools are in toolsets[0], wrapped: none besides
@@ -109,7 +110,7 @@ def _overridden(tree: FrameworkTree, wrap: Any) -> Iterator[None]:
 
 @contextmanager
 def recorded_tools(tree: FrameworkTree, recorder: ToolCallRecorder) -> Iterator[None]:
-    """Every tool of ``tree``'s named agents records its calls to ``recorder`` for the block."""
+    """Every tool of ``tree``'s agents records its calls to ``recorder`` for the block."""
     with _overridden(
         tree, lambda name, toolset: RecordingToolset(toolset, recorder=recorder, agent=name)
     ):
