@@ -9,7 +9,8 @@ back when the block ends.
 Recording keeps what ``on_invoke_tool`` gave the SDK: the raw arguments string, the
 text the model then saw, and whether the call failed. The SDK turns a tool's exception
 into text for the model (its ``failure_error_function``) and marks the call's span
-failed: such a call is recorded as an error whose message is that text. A replay
+failed: such a call is recorded as an error whose message is that text (a recorded
+run always traces: the capture refuses a run with tracing disabled). A replay
 answers it the same way: the text goes back to the model and the call ends in error.
 """
 
@@ -113,8 +114,9 @@ def _replaying(answers: Any, tool: FunctionTool) -> FunctionTool:
 
 
 def _tree(root: Agent[Any]) -> FrameworkTree:
+    """The agents of ``root``'s graph by name, as ``override_models`` finds them."""
     if not isinstance(root, Agent):
-        raise ConfigurationError(f"expected an agents.Agent, got {root!r}")
+        raise ConfigurationError(f"replay: expected an agents.Agent, got {root!r}")
     return agent_graph(root)
 
 

@@ -121,7 +121,7 @@ def recorded_tools(tree: FrameworkTree, recorder: ToolCallRecorder) -> Iterator[
 def replayed_tools(root: Agent[Any, Any], answers: Mapping[str, Any]) -> Iterator[None]:
     """The tools of ``root``'s graph that were recorded answer from ``answers``, by name."""
     if not isinstance(root, Agent):
-        raise ConfigurationError(f"expected a pydantic_ai.Agent, got {root!r}")
+        raise ConfigurationError(f"replay: expected a pydantic_ai.Agent, got {root!r}")
     with _overridden(
         agent_graph(root), lambda _name, toolset: ReplayingToolset(toolset, answers=answers)
     ):
