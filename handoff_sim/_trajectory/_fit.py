@@ -71,9 +71,8 @@ def closeness(pattern: CallPattern, call: Call) -> float:
     score = 2.0 if text_fits(pattern.tool, call.tool) else 0.0
     score += 1.0 if text_fits(pattern.agent, call.agent) else 0.0
     if pattern.args is not UNSET:
-        written = json.dumps(pattern.args, sort_keys=True, default=str)
-        actual = json.dumps(call.arguments, sort_keys=True, default=str)
-        score += difflib.SequenceMatcher(None, written, actual).ratio()
+        written = json.dumps(pattern.args, separators=(",", ":"), default=str)
+        score += difflib.SequenceMatcher(None, written[:500], call.raw[:500]).ratio()
     return score
 
 

@@ -15,6 +15,8 @@ __all__ = ["describe_scope", "render", "shown_pattern"]
 
 MAX_LISTED = 40
 """Calls listed under a failure; the rest are counted."""
+MAX_PROBLEMS = 20
+"""Problems written out in a failure; the rest are counted."""
 
 
 def _flow(value: Mapping[str, object]) -> str:
@@ -114,7 +116,9 @@ def render(
         f"trajectory does not hold (mode: {spec.mode}, scope: {describe_scope(spec)}, "
         f"args_mode: {spec.args_mode}): {len(found)} problem(s)"
     )
-    lines = [head, *(f"  - {_line(spec, p, scoped, others)}" for p in found)]
+    lines = [head, *(f"  - {_line(spec, p, scoped, others)}" for p in found[:MAX_PROBLEMS])]
+    if len(found) > MAX_PROBLEMS:
+        lines.append(f"  … and {len(found) - MAX_PROBLEMS} more problem(s)")
     outside = f", {len(others)} outside it" if others else ""
     lines.append(f"calls in the scope ({len(scoped)}{outside}):")
     lines += [f"  {c.describe()}" for c in scoped[:MAX_LISTED]]
