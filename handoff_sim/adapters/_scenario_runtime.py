@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import ClassVar, Generic, TypeVar
@@ -43,6 +43,7 @@ from handoff_sim.scenarios import (
     build_models,
     build_policy,
     fake_tool,
+    unused_recorded_steps,
 )
 from handoff_sim.simulation import DEFAULT_DEADLINE
 from handoff_sim.subagents import (
@@ -246,6 +247,16 @@ def plan_scenario(
     return plan
 
 
+def _unused_steps(
+    scenario: LoadedScenario, models: Iterable[object], error: BaseException | None
+) -> list[BaseException]:
+    """A recording's steps no request used, as the default runtime finds them: under a
+    matrix variant's own policies (a what-if) only in the lanes requests reached."""
+    variant = scenario.variant_spec
+    what_if = variant is not None and bool(variant.policies)
+    return unused_recorded_steps(models, error, reached_only=what_if)
+
+
 def native_arguments(arguments: str, key: str) -> str:
     """A scenario's delegation arguments in the framework's shape: ``{key: <the input>}``.
 
@@ -381,6 +392,7 @@ class FrameworkRuntime(ABC, Generic[AgentT, StateT]):
             simulated.elapsed_ms,
             None,
             plan.tool_runs.snapshot(),
+            step_failures=_unused_steps(scenario, models.values(), simulated.error),
         )
 
     def _native(self, plan: ScenarioPlan) -> None:

@@ -25,6 +25,7 @@ from handoff_sim.scenarios._build import (
     build_type_models,
     fake_tool,
     model_kind_problems,
+    unused_recorded_steps,
 )
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
 from handoff_sim.scenarios._expect import Mismatch, check_expectations, describe_error, show
@@ -118,4 +119,5 @@ __all__ = [
     "scenario_json_schema",
     "show",
     "tag_problem",
+    "unused_recorded_steps",
 ]
