@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 
 from handoff_sim._spans import RunSpan, ToolCallSpan
+from handoff_sim._terminal import escape_value
 from handoff_sim.trace import Trace
 
 __all__ = ["Call", "calls_of", "shown_arguments"]
@@ -38,18 +39,19 @@ class Call:
 
     def describe(self) -> str:
         """``#3 sql {"q":"x"} by billing (depth 1)``: the call as a failure shows it."""
-        where = f"by {self.agent} (depth {self.depth})"
-        return f"#{self.number} {self.tool} {shown_arguments(self.raw)} {where}"
+        where = f"by {escape_value(self.agent)} (depth {self.depth})"
+        return f"#{self.number} {escape_value(self.tool)} {shown_arguments(self.raw)} {where}"
 
 
 def shown_arguments(raw: str, limit: int = 120) -> str:
-    """Arguments as compact one-line JSON, cut at ``limit`` characters."""
+    """Arguments as compact one-line JSON, cut at ``limit`` characters, control characters
+    (line breaks included) written as escapes: a failure message is built line by line."""
     try:
         text = json.dumps(json.loads(raw), separators=(",", ":"), ensure_ascii=False, default=str)
     except (ValueError, RecursionError):
         text = raw
-    text = text.replace("\n", "\\n")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    text = escape_value(text if len(text) <= limit else text[: limit - 1] + "…")
+    return text
 
 
 def _parsed(raw: str) -> object:

@@ -20,7 +20,7 @@ from typing import Any
 
 from handoff_sim._durations import parse_duration
 from handoff_sim._matchers import value_matches
-from handoff_sim.errors import ConfigurationError, ScriptError
+from handoff_sim.errors import ConfigurationError, PatternTimeoutError, ScriptError
 from handoff_sim.testing._steps import SimulatedModelError
 
 __all__ = [
@@ -54,13 +54,16 @@ _ANSWER_KEYS = ("arguments", *_OUTCOME_KEYS)
 
 
 class NoFakeAnswerError(ScriptError):
-    """A call of a data-driven fake that no answer fits, and the fake has no default."""
+    """A call of a data-driven fake that no answer fits, and the fake has no default; or
+    one whose answers could not be matched (a pattern ran out of time)."""
 
-    def __init__(self, fake: str, call: int, arguments: str) -> None:
-        super().__init__(
-            f"fake {fake!r}: call {call} with arguments {arguments} fits no answer and there "
-            "is no default (add an answer for it, or a default)"
+    def __init__(self, fake: str, call: int, arguments: str, reason: str | None = None) -> None:
+        why = (
+            f"cannot be answered: {reason}"
+            if reason is not None
+            else "fits no answer and there is no default (add an answer for it, or a default)"
         )
+        super().__init__(f"fake {fake!r}: call {call} with arguments {arguments} {why}")
         self.fake = fake
         self.call = call
         self.arguments = arguments
@@ -212,10 +215,16 @@ class AnswerTable:
         step = self.sequence[number - 1] if number <= len(self.sequence) else None
         if step is not None:
             return step
-        for pattern, outcome in self.answers:
-            if pattern is _ANY or value_matches(pattern, arguments, None, "any"):
-                return outcome
+        try:
+            for pattern, outcome in self.answers:
+                if pattern is _ANY or value_matches(pattern, arguments, None, "any"):
+                    return outcome
+        except PatternTimeoutError as exc:  # a fake that cannot choose must not answer
+            raise NoFakeAnswerError(self.fake, number, self._shown(arguments), str(exc)) from None
         if self.default is not None:
             return self.default
-        shown = json.dumps(arguments, separators=(",", ":"), default=str)
-        raise NoFakeAnswerError(self.fake, number, shown[:200])
+        raise NoFakeAnswerError(self.fake, number, self._shown(arguments))
+
+    @staticmethod
+    def _shown(arguments: object) -> str:
+        return json.dumps(arguments, separators=(",", ":"), default=str)[:200]

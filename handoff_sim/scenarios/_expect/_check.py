@@ -454,5 +454,5 @@ def _check_trajectories(checker: _Checker, expect: ExpectSpec) -> None:
         with checker.patterns(field):
             result = check_spec(checker.run.trace, trajectory_spec(**wanted.engine_args()))
             if not result.passed:
-                head, *details = result.message.splitlines()
+                head, *details = result.message.split("\n")
                 checker.add("trajectory", head, field, details, None)
