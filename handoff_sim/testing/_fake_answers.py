@@ -151,7 +151,7 @@ def outcome_of(value: object, where: str = "answer") -> Outcome:
         raise _problem(f"{where}.latency", str(exc)) from None
     malformed = value.get("malformed")
     return Outcome(
-        returns=value.get("returns", "ok"),
+        returns=value.get("returns", ""),
         raises=None if value.get("raises") is None else _raises(f"{where}.raises", value["raises"]),
         timeout=value.get("timeout") is True,
         rate_limit=None
