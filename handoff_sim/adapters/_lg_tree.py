@@ -91,6 +91,8 @@ def graph_start(parent: Node | None, metadata: Mapping[str, Any] | None) -> bool
     """Whether a chain run that starts here is a graph run (see the module docstring)."""
     if parent is None:
         return True
+    if parent.kind == "tool":
+        return True  # a run started in a tool call: the graph of an agent used as a tool
     data = metadata or {}
     namespace = data.get("checkpoint_ns")
     return bool(namespace) and namespace == data.get("langgraph_checkpoint_ns")

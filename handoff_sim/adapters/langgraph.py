@@ -4,6 +4,9 @@
   streaming, usage, latency in virtual time); :data:`SimModel` is the same class, the
   name the other adapters use.
 - :func:`capture` — a LangGraph run recorded as a handoff-sim :class:`~handoff_sim.Trace`.
+- :func:`governed` — a compiled agent as a LangChain tool under a
+  :class:`~handoff_sim.HandoffPolicy`.
+- :func:`governed_handoffs` — the policy's admission on supervisor and swarm handoff tools.
 - :func:`simulate_run` — a LangGraph run (``ainvoke``/``astream``) on the virtual-time
   loop, captured, and the same on every run of a seed.
 
@@ -29,6 +32,8 @@ require_extra(
 )
 
 from handoff_sim.adapters._lg_capture import LangGraphCapture  # noqa: E402
+from handoff_sim.adapters._lg_governed import governed  # noqa: E402
+from handoff_sim.adapters._lg_handoffs import governed_handoffs  # noqa: E402
 from handoff_sim.adapters._lg_model import SimChatModel  # noqa: E402
 from handoff_sim.adapters._lg_simulate import simulate_run  # noqa: E402
 from handoff_sim.adapters._lg_sync import SyncInvokeError  # noqa: E402
@@ -46,6 +51,8 @@ __all__ = [
     "SyncInvokeError",
     "Transfer",
     "capture",
+    "governed",
+    "governed_handoffs",
     "simulate_run",
 ]
 
