@@ -3,8 +3,9 @@ in which scope, with the nearest candidate, then the calls the scope held."""
 
 from __future__ import annotations
 
+import difflib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 from handoff_sim._trajectory._calls import Call
 from handoff_sim._trajectory._fit import closeness, differing_keys, fits, nearest
@@ -108,6 +109,30 @@ def _line(spec: TrajectorySpec, problem: Problem, scoped: list[Call], others: li
     return _count(spec, problem, scoped)
 
 
+def _hint(kind: str, name: object, known: Sequence[str]) -> str | None:
+    """``no call ...: 'billnig' (did you mean 'billing'?)`` for a name the trace lacks."""
+    if not isinstance(name, str) or name in known:
+        return None
+    close = difflib.get_close_matches(name, sorted(set(known)), n=1)
+    hint = f" (did you mean {json.dumps(close[0])}?)" if close else ""
+    return f"note: no call of the trace {kind} {json.dumps(name)}{hint}"
+
+
+def _hints(spec: TrajectorySpec, every: list[Call]) -> Iterator[str]:
+    """Names the expectation gives that no call of the trace has, with the nearest one."""
+    agents = [c.agent for c in every]
+    tools = [c.tool for c in every]
+    handoffs = [t for c in every for t in c.handoffs]
+    found = [
+        _hint("was made by agent", spec.scope.agent, agents),
+        _hint("was made inside a handoff through", spec.scope.handoff, handoffs),
+        *(_hint("was made by agent", a, agents) for a in spec.scope.branch or ()),
+        *(_hint("is of tool", p.tool, tools) for p in spec.calls),
+        *(_hint("was made by agent", p.agent, agents) for p in spec.calls),
+    ]
+    yield from dict.fromkeys(f for f in found if f is not None)
+
+
 def render(
     spec: TrajectorySpec, found: list[Problem], scoped: list[Call], others: list[Call]
 ) -> str:
@@ -119,6 +144,7 @@ def render(
     lines = [head, *(f"  - {_line(spec, p, scoped, others)}" for p in found[:MAX_PROBLEMS])]
     if len(found) > MAX_PROBLEMS:
         lines.append(f"  … and {len(found) - MAX_PROBLEMS} more problem(s)")
+    lines += [f"  {hint}" for hint in _hints(spec, [*scoped, *others])]
     outside = f", {len(others)} outside it" if others else ""
     lines.append(f"calls in the scope ({len(scoped)}{outside}):")
     lines += [f"  {c.describe()}" for c in scoped[:MAX_LISTED]]

@@ -77,6 +77,21 @@ def test_assert_trajectory_takes_the_argument_mode_and_its_per_tool_overrides() 
     assert_trajectory(recorded(), calls, scope={"agent": "billing"}, tool_args={"sql": "ignore"})
 
 
+def test_a_name_no_call_of_the_trace_has_gets_the_nearest_one_it_has() -> None:
+    result = check_trajectory(
+        recorded(),
+        ["sqll", {"tool": "sql", "agent": "bill"}],
+        scope={"agent": "billnig", "handoff": "delegate_bill"},
+    )
+    assert result.message.splitlines()[3:7] == [
+        '  note: no call of the trace was made by agent "billnig" (did you mean "billing"?)',
+        "  note: no call of the trace was made inside a handoff through "
+        '"delegate_bill" (did you mean "delegate_billing"?)',
+        '  note: no call of the trace is of tool "sqll" (did you mean "sql"?)',
+        '  note: no call of the trace was made by agent "bill" (did you mean "billing"?)',
+    ]
+
+
 def test_assert_trajectory_refuses_what_is_not_a_trace() -> None:
     with pytest.raises(TypeError, match=r"assert_trajectory\(\) takes a Trace"):
         assert_trajectory("trace.jsonl", ["sql"])

@@ -24,7 +24,7 @@ from handoff_sim.scenarios._expect._places import (
     trace_base,
     turn_positions,
 )
-from handoff_sim.scenarios._expect._trajectory import trajectory_findings, trajectory_name_findings
+from handoff_sim.scenarios._expect._trajectory import trajectory_findings
 from handoff_sim.scenarios._schema import (
     EnumField,
     ExpectSpec,
@@ -52,7 +52,6 @@ def expect_findings(spec: ScenarioSpec) -> list[Finding]:
     found += _shape_findings(turns)
     found += _event_findings(spec.expect, ("expect",))
     found += trajectory_findings(spec.expect, ("expect",))
-    found += trajectory_name_findings(spec, spec.expect, ("expect",))
     found += fake_findings(spec)
     found += _shape_findings(_flat(base))
     for position in step_positions(spec):
@@ -77,7 +76,6 @@ def expect_findings(spec: ScenarioSpec) -> list[Finding]:
             own: RelPath = ("matrix", index, "expect")
             found += _event_findings(variant.expect, own)
             found += trajectory_findings(variant.expect, own)
-            found += trajectory_name_findings(spec, variant.expect, own)
             found += _shape_findings(_flat(expect_positions(variant.expect, own)))
     return list(dict.fromkeys(found))
 
