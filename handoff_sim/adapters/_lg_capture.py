@@ -21,7 +21,7 @@ from langchain_core.tracers.context import register_configure_hook
 from handoff_sim._safe import describe_error
 from handoff_sim.adapters._capture import Capture, active_capture
 from handoff_sim.adapters._lg_events import Events
-from handoff_sim.adapters._lg_tree import Node, graph_start, is_task
+from handoff_sim.adapters._lg_tree import Node, is_task
 
 __all__ = ["LangGraphCapture"]
 
@@ -109,13 +109,11 @@ class LangGraphCapture(Capture):
         parent = self.nodes.get(kw.get("parent_run_id"))  # type: ignore[arg-type]
         if parent is None and not self._mine():
             return  # a run of another capture's block
-        name = str(kw.get("name") or "graph")
-        if graph_start(parent, kw.get("metadata")):
-            node = Node("graph", name, parent)
-            self.nodes[run_id] = node
-            self.events.graph_started(node)
-        else:
-            self.nodes[run_id] = Node("chain", name, parent, task=is_task(kw.get("tags")))
+        task = is_task(kw.get("tags"))
+        self.nodes[run_id] = Node("chain", str(kw.get("name") or "chain"), parent, task=task)
+        if task and parent is not None and parent.kind == "chain":
+            parent.kind = "graph"  # only a graph runs node tasks: its first one tells
+            self.events.graph_started(parent)
 
     def chain_end(self, run_id: UUID, outputs: Any, error: BaseException | None) -> None:
         node = self.nodes.pop(run_id, None)

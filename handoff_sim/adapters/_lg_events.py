@@ -104,8 +104,10 @@ def _tool_output(output: Any) -> tuple[str, bool]:
     if isinstance(output, ToolMessage):
         return _text(output.content), output.status == "error"
     if isinstance(output, Command):
-        for message in _messages(output):
-            if isinstance(message, ToolMessage):
+        goto = output.goto if isinstance(output.goto, list | tuple) else (output.goto,)
+        sent = [m for g in goto if isinstance(g, Send) for m in _messages(g.arg)]
+        for message in reversed([*_messages(output), *sent]):
+            if isinstance(message, ToolMessage):  # the handoff tool's own words
                 return _text(message.content), False
         return f"Command(goto={_targets(output)})", False
     return text_of(output), False

@@ -96,7 +96,12 @@ def to_messages(messages: Iterable[BaseMessage]) -> list[Message]:
 
 
 def tool_specs(tools: object) -> list[ToolSpec]:
-    """The tools ``bind_tools`` bound (OpenAI tool dicts) as our tool specs."""
+    """The tools ``bind_tools`` bound (OpenAI tool dicts) as our tool specs, by name.
+
+    By name, not in the order bound: langgraph-supervisor makes its handoff tools from a
+    set of agent names, so that order changes with ``PYTHONHASHSEED`` from one process
+    to the next, and a model's tools have no order that means anything.
+    """
     specs: list[ToolSpec] = []
     for tool in tools if isinstance(tools, Sequence) else ():
         if not isinstance(tool, Mapping):
@@ -112,7 +117,7 @@ def tool_specs(tools: object) -> list[ToolSpec]:
                 dict(parameters) if isinstance(parameters, Mapping) else {},
             )
         )
-    return specs
+    return sorted(specs, key=lambda spec: spec.name)
 
 
 def _raw(call: ToolCall) -> dict[str, Any]:

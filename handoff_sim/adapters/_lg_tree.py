@@ -1,23 +1,22 @@
 """The LangChain run tree a capture keeps: which callback run is a graph, a node, a tool, a model.
 
 LangChain's callbacks name each run by ``run_id`` and its parent's ``parent_run_id``. A
-graph run (a compiled ``StateGraph``: an agent, or a container of agents) is told by
-LangGraph's metadata: the root run of the block, or a run whose ``checkpoint_ns`` is the
-namespace of the task it runs in (a subgraph, or a graph a tool invokes). A node task
-carries LangGraph's ``graph:step:<n>`` tag.
+node task carries LangGraph's ``graph:step:<n>`` tag, and only a graph run (a compiled
+``StateGraph``: an agent, or a container of agents) runs node tasks, so a chain run is
+known as a graph when its first node task starts, before anything runs inside it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from handoff_sim.adapters._capture import FrameScope, ModelMark, ToolInFlight
 from handoff_sim.adapters._recording import RunRecord
 from handoff_sim.events import RunStatus
 
-__all__ = ["Kind", "Node", "graph_start", "is_task"]
+__all__ = ["Kind", "Node", "is_task"]
 
 Kind = Literal["graph", "chain", "tool", "model"]
 
@@ -85,14 +84,3 @@ class Node:
 def is_task(tags: Sequence[str] | None) -> bool:
     """LangGraph tags each node task it runs ``graph:step:<n>``."""
     return any(tag.startswith("graph:step:") for tag in tags or ())
-
-
-def graph_start(parent: Node | None, metadata: Mapping[str, Any] | None) -> bool:
-    """Whether a chain run that starts here is a graph run (see the module docstring)."""
-    if parent is None:
-        return True
-    if parent.kind == "tool":
-        return True  # a run started in a tool call: the graph of an agent used as a tool
-    data = metadata or {}
-    namespace = data.get("checkpoint_ns")
-    return bool(namespace) and namespace == data.get("langgraph_checkpoint_ns")
