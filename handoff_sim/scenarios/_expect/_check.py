@@ -15,7 +15,6 @@ from handoff_sim._patterns import pattern_budget, search
 from handoff_sim._safe import describe_error as _describe
 from handoff_sim._safe import error_text as _error_text
 from handoff_sim._sessions import Session
-from handoff_sim._trajectory import check_spec, trajectory_spec
 from handoff_sim.errors import (
     PatternTimeoutError,
     RealTimeDeadlineError,
@@ -25,6 +24,7 @@ from handoff_sim.errors import (
 from handoff_sim.events import RunStartEvent
 from handoff_sim.scenarios._expect._match import find_unmatched
 from handoff_sim.scenarios._expect._state import check_sessions, check_tool_runs
+from handoff_sim.scenarios._expect._trajectory import check_trajectories
 from handoff_sim.scenarios._expect._values import resolved, value_matches
 from handoff_sim.scenarios._schema import (
     ErrorExpect,
@@ -188,7 +188,7 @@ def _check_all(checker: _Checker) -> list[Mismatch]:
     if expect.handoffs is not None:
         _check_handoffs(checker, expect.handoffs)
     _check_trace(checker, expect)
-    _check_trajectories(checker, expect)
+    check_trajectories(checker.add, checker.patterns, expect, run.trace)
     with checker.patterns("expect.sessions"):
         check_sessions(checker.add, expect, run.sessions, checker.bound)
     check_tool_runs(checker.add, expect, run.tool_runs)
@@ -444,15 +444,3 @@ def _check_trace(checker: _Checker, expect: ExpectSpec) -> None:
         },
         [e.to_dict() for e in events],
     )
-
-
-def _check_trajectories(checker: _Checker, expect: ExpectSpec) -> None:
-    """Each trajectory: the calls of its scope against its patterns, in its mode."""
-    many = isinstance(expect.trajectory, list)
-    for index, wanted in enumerate(expect.trajectories()):
-        field = f"expect.trajectory.{index}" if many else "expect.trajectory"
-        with checker.patterns(field):
-            result = check_spec(checker.run.trace, trajectory_spec(**wanted.engine_args()))
-            if not result.passed:
-                head, *details = result.message.split("\n")
-                checker.add("trajectory", head, field, details, None)

@@ -1,4 +1,5 @@
-"""Load-time checks of ``expect.trajectory``: its value patterns, and no captures in them.
+"""``expect.trajectory``: checked against a run's trace, and its value patterns at load
+(no captures in them).
 
 Names (agents, tools) are not checked against the file: the same expectations are held to
 recorded traces (``handoff-sim check --expect``), whose agents the file does not define; a
@@ -7,8 +8,10 @@ misspelt name fails with the nearest name the trace holds instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 
+from handoff_sim._trajectory import check_spec, trajectory_spec
 from handoff_sim.scenarios._expect._places import Finding, RelPath
 from handoff_sim.scenarios._schema import (
     MATCHERS,
@@ -19,8 +22,12 @@ from handoff_sim.scenarios._schema import (
     matcher_nodes,
     pattern_problems,
 )
+from handoff_sim.trace import Trace
 
-__all__ = ["trajectory_findings"]
+__all__ = ["check_trajectories", "trajectory_findings"]
+
+Add = Callable[[str, str, str, object, object], None]
+"""``add(kind, message, field, expected, actual)`` records a mismatch."""
 
 _NO_CAPTURE = (
     "a trajectory's calls are matched in no fixed order: its patterns cannot capture or "
@@ -63,3 +70,24 @@ def trajectory_findings(expect: ExpectSpec, at: RelPath) -> Iterator[Finding]:
         if wanted.scope is not None:
             yield from _value(wanted.scope.agent, "text", (*base, "scope", "agent"))
             yield from _value(wanted.scope.handoff, "text", (*base, "scope", "handoff"))
+
+
+def check_trajectories(
+    add: Add,
+    patterns: Callable[[str], AbstractContextManager[None]],
+    expect: ExpectSpec,
+    trace: Trace,
+) -> None:
+    """Each trajectory: the calls of its scope against its patterns, in its mode.
+
+    A mismatch's message is the head line; its ``expected`` holds the lines below it (one
+    per problem, then the calls of the scope). ``patterns(field)`` bounds its regexes.
+    """
+    many = isinstance(expect.trajectory, list)
+    for index, wanted in enumerate(expect.trajectories()):
+        field = f"expect.trajectory.{index}" if many else "expect.trajectory"
+        with patterns(field):
+            result = check_spec(trace, trajectory_spec(**wanted.engine_args()))
+            if not result.passed:
+                head, *details = result.message.split("\n")
+                add("trajectory", head, field, details, None)
