@@ -17,6 +17,7 @@ from uuid import UUID
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.outputs import LLMResult
 from langchain_core.tracers.context import register_configure_hook
+from langgraph.types import Command
 
 from handoff_sim._safe import describe_error
 from handoff_sim.adapters._capture import Capture, active_capture
@@ -123,6 +124,8 @@ class LangGraphCapture(Capture):
             self.events.graph_ended(node, error)
         if node.closing:
             self.events.task_ended(node, outputs)
+        if node.task and error is None and isinstance(outputs, Command):
+            self.events.node_command(node, outputs)
 
     # -- model calls ------------------------------------------------------------------------
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, LLMResult
+from langgraph.constants import END
 from langgraph.errors import GraphInterrupt, ParentCommand
 from langgraph.types import Command, Send
 
@@ -244,6 +245,22 @@ class Events:
                 self._transfer(record, name, f"{name}:{record.run_id}", target, mark=False)
 
     # -- transfers --------------------------------------------------------------------------
+
+    def node_command(self, task: Node, command: Command[Any]) -> None:
+        """A node (not a tool) returned ``Command(goto=...)``: a transfer from its graph's run.
+
+        No model call asked for it, so it is no tool call; its id is made from the node and
+        the run. A node of a container graph (a router with no run of its own) is no agent
+        and transfers nothing.
+        """
+        graph = task.graph()
+        record = graph.record if graph is not None else None
+        if record is None or record.ended:
+            return
+        for target in _targets(command):
+            if target != END:
+                call_id = f"{task.name}:{record.run_id}:{len(self.capture.transfers) + 1}"
+                self._transfer(record, task.name, call_id, target, mark=False)
 
     def _transfer(
         self, record: RunRecord, tool: str, call_id: str, target: str, *, mark: bool = True

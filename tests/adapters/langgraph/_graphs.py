@@ -32,6 +32,7 @@ __all__ = [
     "scripted",
     "slow_lookup",
     "supervisor",
+    "supervisor_with",
     "swarm",
     "user",
 ]
@@ -93,6 +94,12 @@ def supervisor() -> Any:
             [_worker("researcher", "facts")],
             model=scripted(calls("transfer_to_researcher", prefix="s"), {"text": "report"}),
         ).compile()
+
+
+def supervisor_with(model: Any) -> Any:
+    """The supervisor of :func:`supervisor` with another model of its own."""
+    with prebuilt():
+        return create_supervisor([_worker("researcher", "facts")], model=model).compile()
 
 
 def parallel_supervisor() -> Any:

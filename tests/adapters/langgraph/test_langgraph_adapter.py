@@ -341,3 +341,68 @@ def test_trace_json_lines_parse_and_name_every_agent() -> None:
     run = simulate_run(lambda: graphs.parallel_supervisor().ainvoke(graphs.user("go")))
     agents = {json.loads(line)["agent"] for line in run.trace.to_jsonl().splitlines()}
     assert "supervisor" in agents
+
+
+def test_a_node_returning_command_goto_is_a_transfer_from_its_graphs_run() -> None:
+    from typing import Literal
+
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.types import Command
+
+    model = graphs.scripted("triaged", "billing answer")
+
+    async def triage(state: MessagesState) -> Command[Literal["billing"]]:
+        return Command(
+            goto="billing", update={"messages": [await model.ainvoke(state["messages"])]}
+        )
+
+    async def billing(state: MessagesState) -> dict[str, Any]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("triage", triage)
+    builder.add_node("billing", billing)
+    builder.add_edge(START, "triage")
+    graph = builder.compile(name="desk")
+    run = simulate_run(lambda: graph.ainvoke(graphs.user("hi")))
+    assert [(t.from_agent, t.to_agent, t.tool) for t in run.transfers] == [
+        ("desk", "billing", "triage")
+    ]
+    assert check_invariants(run.trace) == []
+
+
+def test_step_timeout_and_retry_backoff_run_in_virtual_time() -> None:
+    from langgraph.graph import START, MessagesState, StateGraph
+    from langgraph.types import RetryPolicy
+
+    attempts: list[int] = []
+
+    async def flaky(state: MessagesState) -> dict[str, Any]:
+        attempts.append(len(attempts))
+        if len(attempts) < 3:
+            raise ConnectionError("try again")
+        return {"messages": [AIMessage("ok")]}
+
+    builder = StateGraph(MessagesState)
+    policy = RetryPolicy(initial_interval=10, backoff_factor=2, jitter=False, max_attempts=3)
+    builder.add_node("flaky", flaky, retry_policy=policy)
+    builder.add_edge(START, "flaky")
+    run = simulate_run(lambda: builder.compile().ainvoke(graphs.user("go")))
+    assert run.elapsed_ms == 30_000  # 10 s, then 20 s of backoff
+
+    app = graphs.supervisor()
+    app.step_timeout = 600
+    timed = simulate_run(lambda: app.ainvoke(graphs.user("go")), raise_errors=False)
+    assert timed.error is not None
+    assert timed.elapsed_ms == 600_000
+    assert timed.trace.unbalanced() == []
+
+
+def test_an_adversarial_supervisor_model_leaves_a_balanced_trace() -> None:
+    from handoff_sim.testing import AdversarialModel
+
+    for seed in range(3):
+        app = graphs.supervisor_with(SimChatModel(AdversarialModel(seed=seed, fan_out=3)))
+        run = simulate_run(app.ainvoke(graphs.user("go")), raise_errors=False)
+        assert run.trace.unbalanced() == [], seed
+        assert check_invariants(run.trace) == [], seed
