@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Write docs/conformance.md: every bundled scenario on handoff-sim, openai-agents and pydantic-ai.
+"""Write docs/conformance.md: every bundled scenario on handoff-sim and each framework.
 
-Runs each scenario under ``scenarios/`` on the three runtimes and writes the table
+Runs each scenario under ``scenarios/`` on every runtime and writes the table
 (passed / failed with the first mismatch / not applicable with the reason) and the
 differences in delegation semantics the run exposes. It stops, writing nothing, when
 the run and the stated differences disagree (a failure no difference explains, or a
 listed one that no longer fails): update ``DIFFERENCES`` in
-``handoff_sim/adapters/_conformance.py`` first. Needs both extras:
-``pip install -e '.[openai-agents,pydantic-ai]'``.
+``handoff_sim/adapters/_conformance.py`` first. Needs every framework extra:
+``pip install -e '.[openai-agents,pydantic-ai,langgraph]'``.
 
     python bench/conformance.py            # rewrite docs/conformance.md
     python bench/conformance.py --check    # exit 1 if docs/conformance.md is out of date

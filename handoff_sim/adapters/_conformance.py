@@ -1,4 +1,4 @@
-"""The conformance table: every bundled scenario on handoff-sim, openai-agents and pydantic-ai.
+"""The conformance table: every bundled scenario on handoff-sim and each framework runtime.
 
 ``docs/conformance.md`` is written by ``python bench/conformance.py`` from a run, never
 by hand. Each scenario runs on each runtime and gets a verdict: passed, failed (with
@@ -42,7 +42,11 @@ __all__ = [
 
 Status = Literal["passed", "failed", "not applicable"]
 FRAMEWORKS = RUNTIME_NAMES[1:]
-_PACKAGES = {"openai-agents": "openai-agents", "pydantic-ai": "pydantic-ai-slim"}
+_PACKAGES = {
+    "openai-agents": "openai-agents",
+    "pydantic-ai": "pydantic-ai-slim",
+    "langgraph": "langgraph",
+}
 _CELL = 260  # characters of a failure shown in the table
 
 
@@ -91,8 +95,12 @@ DIFFERENCES: tuple[Difference, ...] = (
         "tool. Please try again.` (the policy's `on_error` still decides). pydantic-ai "
         "validates before the tool runs: such a call never reaches the policy, no handoff is "
         "recorded, and the model gets pydantic-ai's retry prompt (`Field required`). "
-        "Scenarios that delegate with `{}`, or with another parameter than the framework's, "
-        "show it.",
+        "LangGraph does the same with its own words: the governed tool's parameters are "
+        "`task` and optional `context`, LangChain validates them before the tool runs, and "
+        "the `ToolNode` answers the model `Error invoking tool ... task: Field required` "
+        "(no handoff recorded). "
+        "Scenarios that delegate with `{}`, or with another parameter than the framework's "
+        "(the bundled recording `slow_subagent_what_if` delegates with `{input}`), show it.",
         {
             "openai-agents": (
                 "doc-max-depth-blocks-recursion",
@@ -107,6 +115,20 @@ DIFFERENCES: tuple[Difference, ...] = (
                 "fallback-unavailable-real-wiring",
                 "resolve-input-task-and-context",
                 "retry-recovers",
+                "slow-subagent-what-if[timeout-10s-retry-fallback]",
+                "slow-subagent-what-if[timeout-15s]",
+                "timeout-fallback",
+            ),
+            "langgraph": (
+                "deny-fallback-to-primary",
+                "doc-allowed-tools-denies-unlisted",
+                "doc-fallback-keeps-parent-alive",
+                "doc-max-depth-blocks-recursion",
+                "fallback-unavailable-real-wiring",
+                "resolve-input-task-and-context",
+                "retry-recovers",
+                "slow-subagent-what-if[timeout-10s-retry-fallback]",
+                "slow-subagent-what-if[timeout-15s]",
                 "timeout-fallback",
             ),
         },
@@ -120,7 +142,9 @@ DIFFERENCES: tuple[Difference, ...] = (
         "arguments reach the framework unchanged. So whatever reads a call's arguments sees "
         "the framework's shape: an input filter that reads or rewrites `task` and `context`, "
         "the primary executor a fallback hands the call to, the arguments of a tool call an "
-        "`expect.trace` event names, and a tool's parameters in a script step's expectations.",
+        "`expect.trace` event names, and a tool's parameters in a script step's expectations. "
+        "LangGraph's governed tool takes `{task, context}` itself, so there the call reaches "
+        "it unchanged and none of this differs.",
         {
             "openai-agents": (
                 "fallback-gets-unfiltered-call",
@@ -153,20 +177,23 @@ DIFFERENCES: tuple[Difference, ...] = (
         "handoff-sim refuses the agent when it is built (`DuplicateToolNameError`). "
         "openai-agents logs a warning (`Tool name collision detected`) and the run goes on "
         "with the names as given; pydantic-ai refuses when the run starts, with its own "
-        "`UserError: Tool name conflicts with existing tool`.",
+        "`UserError: Tool name conflicts with existing tool`. On LangGraph both tools are "
+        "offered to the model and the `ToolNode` keeps the last one of the name, silently.",
         {
             "openai-agents": ("duplicate-generated-names", "flink-duplicate-tool"),
             "pydantic-ai": ("duplicate-generated-names", "flink-duplicate-tool"),
+            "langgraph": ("duplicate-generated-names", "flink-duplicate-tool"),
         },
     ),
     Difference(
         "No reserved tool names",
         "handoff-sim reserves the `subagent_` prefix for sub-agent tools and refuses a plain "
-        "tool named with it (`ReservedPrefixError`). Neither framework reserves a name: the "
+        "tool named with it (`ReservedPrefixError`). No framework reserves a name: the "
         "agent is built and runs.",
         {
             "openai-agents": ("flink-plain-tool-with-reserved-prefix",),
             "pydantic-ai": ("flink-plain-tool-with-reserved-prefix",),
+            "langgraph": ("flink-plain-tool-with-reserved-prefix",),
         },
     ),
 )
@@ -253,11 +280,21 @@ the framework's tools, and every sub-agent is mounted the way that framework's u
 delegate, under the parent's policy (the frameworks have no delegation policy of their
 own): on openai-agents `governed(child)`, which is `child.as_tool(...)` with its own
 `{input}` parameter; on pydantic-ai a delegation tool as its docs write one, a function of
-one `task: str` parameter that runs the child agent, under `governed_tool(...)`. A
+one `task: str` parameter that runs the child agent, under `governed_tool(...)`; on
+langgraph each agent is a `create_agent` graph and a sub-agent is that graph used as a
+tool (LangChain's multi-agent tool-calling shape), `governed(child)`, whose parameters
+are `task` and `context` as in a scenario. A
 scenario's `{task, context}` delegation call reaches that parameter as the text
 handoff-sim would give the sub-agent (the task, then `Context:` and the context): `input`
-on openai-agents, `task` on pydantic-ai; other arguments reach the framework unchanged, so
-its own validation answers them. All turns run in virtual time under `capture()`, and the
+on openai-agents, `task` on pydantic-ai (on langgraph it is unchanged); other arguments
+reach the framework unchanged, so its own validation answers them. A LangGraph turn
+continues the conversation by passing the last turn's messages with the new user message
+(no checkpointer), and the calls of one answer run one at a time when the agent says
+`parallel_tool_calls: false`. Scenarios delegate only through agents used as tools: a
+supervisor's or a swarm's transfer (`Command(goto=...)`) moves control and the whole
+message history with it, and comes back (if ever) as messages in the shared history, not
+as a tool result, so no scenario is written with one (`governed_handoffs(...)` governs
+transfers in Python; docs/adapters.md). All turns run in virtual time under `capture()`, and the
 same expectations are checked on the captured trace (docs/adapters.md). A scenario that
 needs what a framework does not have — the Flink or SoPhi style, `session_mode:
 reuse_session`, a primary executor serving tool names the agent does not offer,
@@ -330,7 +367,8 @@ def render(rows: Sequence[Row], found: Mapping[str, str]) -> str:
     reasons = _reasons(rows)
     tested = ", ".join(f"{_PACKAGES[runtime]} {found[runtime]}" for runtime in FRAMEWORKS)
     lines = [
-        "# Conformance: the bundled scenarios on handoff-sim, openai-agents and pydantic-ai",
+        "# Conformance: the bundled scenarios on handoff-sim, openai-agents, pydantic-ai and "
+        "langgraph",
         "",
         "<!-- Generated by `python bench/conformance.py`; do not edit by hand. "
         "tests/adapters/test_conformance.py fails when this file is not what the script "
@@ -348,7 +386,7 @@ def render(rows: Sequence[Row], found: Mapping[str, str]) -> str:
         "Everything the policy decides — admission by allow and deny lists and depth, the "
         "input filter, retries, per-attempt timeouts that cancel the attempt, `FailureAction`, "
         "the fallback and its `handoff unavailable` result, parallel fan-out, cancellation of "
-        "siblings in call order — behaves the same on all three: on a framework it runs through "
+        "siblings in call order — behaves the same on all four: on a framework it runs through "
         "`governed(...)` or `governed_tool(...)`, the same code with the same events. What "
         "differs is what the "
         "frameworks do around it:",

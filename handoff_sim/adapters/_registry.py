@@ -1,4 +1,4 @@
-"""Scenario runtimes by name: ``handoff-sim``, ``openai-agents``, ``pydantic-ai``.
+"""Scenario runtimes by name: ``handoff-sim``, ``openai-agents``, ``pydantic-ai``, ``langgraph``.
 
 The command's ``--runtime`` and pytest's ``--handoff-runtime`` select a runtime by
 name; a framework runtime is imported only when it is chosen, so a missing extra is
@@ -42,6 +42,11 @@ _RUNTIMES: dict[str, tuple[str, str, str] | None] = {
         "handoff_sim.adapters.pydantic_ai",
         "handoff_sim.adapters._pai_scenarios",
         "PydanticAIRuntime",
+    ),
+    "langgraph": (
+        "handoff_sim.adapters.langgraph",
+        "handoff_sim.adapters._lg_scenarios",
+        "LangGraphRuntime",
     ),
 }
 

@@ -62,7 +62,7 @@ def test_not_applicable_is_neither_a_failure_nor_a_pass() -> None:
 
 @pytest.mark.slow
 def test_docs_conformance_md_is_what_bench_conformance_py_writes_now() -> None:
-    """Slow on purpose (about 10 s): every bundled scenario on all three runtimes."""
+    """Slow on purpose (about 20 s): every bundled scenario on all four runtimes."""
     pytest.importorskip(
         "agents", reason="needs the 'openai-agents' extra: pip install 'handoff-sim[openai-agents]'"
     )
@@ -70,10 +70,15 @@ def test_docs_conformance_md_is_what_bench_conformance_py_writes_now() -> None:
         "pydantic_ai",
         reason="needs the 'pydantic-ai' extra: pip install 'handoff-sim[pydantic-ai]'",
     )
+    pytest.importorskip(
+        "langgraph", reason="needs the 'langgraph' extra: pip install 'handoff-sim[langgraph]'"
+    )
     page = DOC.read_text(encoding="utf-8")
-    found = re.search(r"with openai-agents (\S+), pydantic-ai-slim (\S+)\.", page)
+    found = re.search(r"with openai-agents (\S+), pydantic-ai-slim (\S+), langgraph (\S+)\.", page)
     installed = versions()
-    recorded = {"openai-agents": found[1], "pydantic-ai": found[2]} if found else {}
+    recorded = (
+        {"openai-agents": found[1], "pydantic-ai": found[2], "langgraph": found[3]} if found else {}
+    )
     if recorded != installed:
         pytest.skip(
             f"docs/conformance.md was generated with {recorded or 'unknown versions'}, "
