@@ -406,3 +406,37 @@ def test_an_adversarial_supervisor_model_leaves_a_balanced_trace() -> None:
         run = simulate_run(app.ainvoke(graphs.user("go")), raise_errors=False)
         assert run.trace.unbalanced() == [], seed
         assert check_invariants(run.trace) == [], seed
+
+
+def test_sync_stream_inside_a_simulation_is_refused_before_it_runs() -> None:
+    ran: list[str] = []
+
+    @tool
+    def note(text: str) -> str:
+        """Note something."""
+        ran.append(text)
+        return "noted"
+
+    from langchain.agents import create_agent
+
+    call = {"id": "n1", "name": "note", "arguments": {"text": "x"}}
+    agent = create_agent(graphs.scripted({"tool_calls": [call]}, "done"), tools=[note])
+    with pytest.raises(SyncInvokeError, match="astream"):
+        simulate_run(lambda: agent.stream(graphs.user("go")))
+    assert ran == []  # a sync stream is a generator: refused before its first step
+
+
+def test_a_chat_model_other_than_ours_is_recorded_from_langchains_callbacks() -> None:
+    from langchain.agents import create_agent
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    agent = create_agent(GenericFakeChatModel(messages=iter([AIMessage("plain")])), name="other")
+    run = simulate_run(lambda: agent.ainvoke(graphs.user("hi")))
+    responses = [e for e in run.trace.events if e.type == "model_response"]
+    assert [(e.agent, e.text) for e in responses] == [("other", "plain")]
+    assert check_invariants(run.trace) == []
+
+
+def test_outside_a_simulation_the_sync_invoke_runs_the_fake_on_a_loop_of_its_own() -> None:
+    message = graphs.scripted("sync hello").invoke([HumanMessage("hi")])
+    assert message.content == "sync hello"
