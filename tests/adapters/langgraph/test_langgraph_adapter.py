@@ -440,3 +440,18 @@ def test_a_chat_model_other_than_ours_is_recorded_from_langchains_callbacks() ->
 def test_outside_a_simulation_the_sync_invoke_runs_the_fake_on_a_loop_of_its_own() -> None:
     message = graphs.scripted("sync hello").invoke([HumanMessage("hi")])
     assert message.content == "sync hello"
+
+
+def test_a_replay_model_plays_its_lane_with_its_recorded_latency_in_virtual_time() -> None:
+    from langchain.agents import create_agent
+
+    from handoff_sim.recording import ReplayModel
+
+    replay = ReplayModel(
+        [{"text": "recorded answer", "latency": "5s"}], agent="replayed", match="order"
+    )
+    agent = create_agent(SimChatModel(replay), name="replayed")
+    run = simulate_run(lambda: agent.ainvoke(graphs.user("hi")))
+    assert _final(run.result) == "recorded answer"
+    assert run.elapsed_ms == 5_000
+    replay.assert_complete()
