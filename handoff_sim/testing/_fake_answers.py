@@ -225,6 +225,12 @@ class AnswerTable:
             return self.default
         raise NoFakeAnswerError(self.fake, number, self._shown(arguments))
 
+    def count(self, arguments: object = _ANY) -> int:
+        """How many calls so far had arguments that fit the pattern ``arguments`` (all: none)."""
+        if arguments is _ANY:
+            return len(self.calls)
+        return sum(value_matches(arguments, given, None, "any") for given in self.calls)
+
     @staticmethod
     def _shown(arguments: object) -> str:
         return json.dumps(arguments, separators=(",", ":"), default=str)[:200]

@@ -60,5 +60,10 @@ class FakeTool(Tool):
         """How many times the tool was called."""
         return len(self.answers.calls)
 
+    def count(self, arguments: object = _UNSET) -> int:
+        """How many calls had arguments fitting the value pattern ``arguments`` (all: none),
+        e.g. ``tool.count({"subset": {"q": {"contains": "refund"}}}) == 2``."""
+        return self.answers.count() if arguments is _UNSET else self.answers.count(arguments)
+
     def __repr__(self) -> str:
         return f"FakeTool(name={self.name!r}, calls={self.call_count})"

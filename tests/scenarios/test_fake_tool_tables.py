@@ -122,3 +122,23 @@ def test_tool_runs_count_only_the_runs_whose_arguments_fit() -> None:
     )
     (scenario,) = load_dict(data)
     assert run_scenario(scenario).passed
+
+
+def test_under_a_real_clock_a_table_has_small_latencies_and_no_call_that_never_answers() -> None:
+    from handoff_sim.scenarios import ScenarioFileError, load_text
+
+    text = (
+        "scenario: rc\nclock: real\ntools:\n  sql:\n"
+        "    sequence: [{timeout: true}, {returns: x, latency: 2s}]\n"
+        "    default: {returns: y, latency: 5ms}\n"
+        "agents:\n  main: {tools: [sql], model: {script: [done]}}\nrun: [go]\n"
+    )
+    try:
+        load_text(text, "rc.yaml")
+    except ScenarioFileError as error:
+        found = [f"{p.line}:{p.column}: {p.field}: {p.message}" for p in error.problems]
+    assert found == [
+        "5:17: tools.sql.sequence.0.timeout: a call that never answers: not under clock: real",
+        "5:46: tools.sql.sequence.1.latency: must be <= 1s under clock: real "
+        "(a real run waits for it)",
+    ]

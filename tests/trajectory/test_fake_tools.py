@@ -88,6 +88,8 @@ def test_an_answers_by_arguments_tool_serves_three_parallel_subagents_their_own_
     assert outputs == {"w_eu": "got eu-rows", "w_us": "got us-rows", "w_apac": "got ap-rows"}
     assert result.elapsed_ms == pytest.approx(300)  # the three ran at once
     assert sorted(c["region"] for c in lookup.calls) == ["apac", "eu", "us"]  # type: ignore[index]
+    assert lookup.count({"subset": {"region": {"match": "^(eu|us)$"}}}) == 2
+    assert lookup.count() == lookup.call_count == 3
 
 
 def test_the_first_fitting_answer_wins_and_the_default_serves_the_rest() -> None:

@@ -32,6 +32,7 @@ def real_clock_findings(spec: ScenarioSpec) -> Iterator[Finding]:
         yield from _policy(agent.policy, (*at, "policy"))
     for name, tool in spec.tools.items():
         yield from _duration(tool.latency, ("tools", name, "latency"))
+        yield from _table(tool, ("tools", name))
     for name, kind in spec.agent_types.items():
         if kind.model is not None:
             yield from _model(kind.model, ("agent_types", name, "model"))
@@ -41,6 +42,19 @@ def real_clock_findings(spec: ScenarioSpec) -> Iterator[Finding]:
             yield from _policy(patch, ("matrix", index, "policies", agent_name))
         if variant.expect is not None:
             yield from _exact_times(variant.expect, ("matrix", index, "expect"))
+
+
+def _table(tool: Any, at: FieldPath) -> Iterator[Finding]:
+    """A fake tool's answers, sequence and default: small latencies, and no timeout fault."""
+    entries: list[tuple[FieldPath, Any]] = [
+        (("answers", i), a) for i, a in enumerate(tool.answers or ())
+    ]
+    entries += [(("sequence", i), s) for i, s in enumerate(tool.sequence or ()) if s is not None]
+    entries += [(("default",), tool.default)] if tool.default is not None else []
+    for place, entry in entries:
+        yield from _duration(entry.latency, (*at, *place, "latency"))
+        if entry.timeout:
+            yield (*at, *place, "timeout"), "a call that never answers: not under clock: real"
 
 
 def _duration(seconds: float | None, at: FieldPath) -> Iterator[Finding]:
