@@ -39,6 +39,7 @@ ALREADY_IMPORTED = (
     [
         ("openai_agents_triage", "agents", "openai-agents"),
         ("pydantic_ai_triage", "pydantic_ai", "pydantic-ai"),
+        ("langgraph_supervisor", "langgraph_supervisor", "langgraph"),
     ],
 )
 @pytest.mark.slow
