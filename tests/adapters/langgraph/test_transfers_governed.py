@@ -223,6 +223,17 @@ def test_adversarial_model_on_governed_transfers_keeps_the_trace_balanced(
     assert check_invariants(run.trace) == []
 
 
+def test_the_sync_invoke_path_is_governed_too() -> None:
+    model = ScriptedModel([step("transfer_to_wb"), {"text": "done"}])
+    graph = supervisor(model, HandoffPolicy(denied_tools=["transfer_to_wb"], on_denied=REPORT))
+
+    result = graph.invoke(user("go"))  # outside any simulation: LangGraph's own threads
+
+    (refused,) = refusals(result)
+    assert "tool is in denied_tools" in str(refused.content)
+    assert result["messages"][-1].content == "done"
+
+
 def test_governed_handoffs_refuses_a_tool_that_is_no_handoff_tool() -> None:
     @tool
     def lookup(q: str) -> str:
