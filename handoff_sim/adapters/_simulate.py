@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import itertools
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from contextvars import ContextVar
@@ -93,12 +93,15 @@ class SimulatedRun(Generic[T]):
     def final_output(self) -> Any:
         """The run's final output: the SDK's ``result.final_output``, pydantic-ai's ``.output``.
 
-        ``None`` when the run kept an error instead of a result. Both spellings are
-        offered (:attr:`output` is the same value) so each framework's word works.
+        For LangGraph (a state dict with ``messages``) it is the text of the last AI
+        message. ``None`` when the run kept an error instead of a result. Both spellings
+        are offered (:attr:`output` is the same value) so each framework's word works.
         """
         result = self.result
         if result is None:
             return None
+        if isinstance(result, Mapping) and "messages" in result:
+            return _last_ai_text(result["messages"])
         if hasattr(result, "final_output"):
             return result.final_output
         return getattr(result, "output", None)
@@ -107,6 +110,20 @@ class SimulatedRun(Generic[T]):
     def output(self) -> Any:
         """The same as :attr:`final_output` (pydantic-ai's name for it)."""
         return self.final_output
+
+
+def _last_ai_text(messages: Any) -> str | None:
+    """The text of the last AI message in a LangGraph state's ``messages`` (``None``: none).
+
+    Read by the message's ``type`` and ``text`` (langchain-core's names), so this shared
+    module imports no framework; ``text`` joins the text blocks of a list content.
+    """
+    if not isinstance(messages, Sequence) or isinstance(messages, str):
+        return None
+    for message in reversed(messages):
+        if getattr(message, "type", None) == "ai":
+            return str(message.text)
+    return None
 
 
 class InlineExecutor(ThreadPoolExecutor):
