@@ -1,25 +1,32 @@
 #!/usr/bin/env python3
 """The framework adapters' overhead, and what virtual time saves on a run with latencies.
 
-For each framework (openai-agents, pydantic-ai) one run is a triage agent that
-delegates to ``--handoffs`` agents used as tools in one turn, then answers:
+For each framework (openai-agents, pydantic-ai, LangGraph) one run is a triage agent
+that delegates to ``--handoffs`` agents used as tools in one turn, then answers
+(``langgraph-supervisor``: a supervisor handing off to as many workers in one turn,
+``parallel_tool_calls=True``, each worker transferring back):
 
 - ``framework``: the run without handoff-sim — the framework's own test model
   (openai-agents ``agents.testing.ScriptedModel``, pydantic-ai ``FunctionModel``),
   plain delegations (``Agent.as_tool``; a tool that runs another agent), ``asyncio.run``,
-  tracing off (openai-agents) as a test without handoff-sim would run it;
+  tracing off (openai-agents) as a test without handoff-sim would run it; LangGraph's
+  runs use handoff-sim's ``SimChatModel`` here too (langchain-core's fakes cannot bind
+  tools), so its ratio is ``capture()`` and virtual time alone (bench/_lg_runs.py);
 - ``handoff-sim``: the same run with handoff-sim's ``SimModel(ScriptedModel)`` and the same
   plain delegations, under ``simulate_run`` (``capture()`` and virtual time);
-- ``governed``: the same, each delegation under ``governed(...)`` (the policy's own work).
+- ``governed``: the same, each delegation under ``governed(...)`` (the policy's own work;
+  the supervisor's handoff tools under ``governed_handoffs(...)``).
 
 Wall and CPU time of the run alone (agents are built beforehand), per handoff, median
 of ``--repeats`` rounds; the variants of a round run back to back, so the ratios to
 ``framework`` come from one run of this script (target: ``handoff-sim`` within 1.2x).
 ``latency`` is a run whose models take 0.5 s (triage, twice) and 1 s (each agent used
 as a tool, in parallel): 2 s of real time under ``asyncio.run`` (median of 5), against
-the same run in virtual time under ``simulate_run``. JSON lines on stdout, a table on stderr.
+the same run in virtual time under ``simulate_run``; ``latency_sum_ms`` is every model
+call's latency added up (1 s + 1 s per handoff), what a run one call at a time would
+wait. JSON lines on stdout, a table on stderr.
 
-    python bench/adapters.py [--handoffs 8] [--repeats 9]
+    python bench/adapters.py [--handoffs 8] [--repeats 9] [--frameworks langgraph ...]
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Record, emit, machine, median, print_table
+from _lg_runs import lg_agents_run, lg_supervisor_run
 
 Run = Callable[[], Any]
 VARIANTS = ("framework", "handoff-sim", "governed")
@@ -152,9 +160,12 @@ def pai_run(variant: str, n: int, latency: float = 0.0, *, real: bool = False) -
     return lambda: simulate_run(lambda: triage.run("go"))
 
 
-BUILDERS: dict[str, tuple[str, Callable[..., Run]]] = {
-    "openai-agents": ("agents", oai_run),
-    "pydantic-ai": ("pydantic_ai", pai_run),
+BUILDERS: dict[str, tuple[str, str, Callable[..., Run]]] = {
+    # framework: (module it needs, the extra that installs it, the run builder)
+    "openai-agents": ("agents", "openai-agents", oai_run),
+    "pydantic-ai": ("pydantic_ai", "pydantic-ai", pai_run),
+    "langgraph": ("langgraph", "langgraph", lg_agents_run),
+    "langgraph-supervisor": ("langgraph_supervisor", "langgraph", lg_supervisor_run),
 }
 
 
@@ -214,10 +225,12 @@ def speed_up(framework: str, build: Callable[..., Run], n: int, repeats: int) ->
         "handoffs": n,
         "repeats": repeats,
         "model_latency_ms": 4 * LATENCY * 1000,
+        "latency_sum_ms": (2 + 2 * n) * LATENCY * 1000,
         "real_wall_ms": round(real_wall, 2),
         "virtual_wall_ms": round(virtual_wall, 2),
         "virtual_cpu_ms": round(median(c for _, c in virtual), 2),
         "speed_up": round(real_wall / virtual_wall, 1),
+        "speed_up_vs_sum": round((2 + 2 * n) * LATENCY * 1000 / virtual_wall, 1),
     }
 
 
@@ -225,15 +238,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     parser.add_argument("--handoffs", type=int, default=8, help="agents used as tools per run")
     parser.add_argument("--repeats", type=int, default=9, help="measured rounds (median)")
+    parser.add_argument(
+        "--frameworks",
+        nargs="+",
+        choices=list(BUILDERS),
+        default=list(BUILDERS),
+        help="measure only these (default: every installed one)",
+    )
     args = parser.parse_args()
     if args.repeats < 5:
         parser.error("--repeats must be at least 5 (the figures are medians)")
     emit({"bench": "adapters", "machine": machine()})
     rows: list[Record] = []
-    for framework, (module, build) in BUILDERS.items():
+    for framework in args.frameworks:
+        module, extra, build = BUILDERS[framework]
         if importlib.util.find_spec(module) is None:
             print(
-                f"{framework}: not installed, skipped (pip install 'handoff-sim[{framework}]')",
+                f"{framework}: not installed, skipped (pip install 'handoff-sim[{extra}]')",
                 file=sys.stderr,
             )
             continue
@@ -263,6 +284,8 @@ def main() -> int:
             ("virtual wall ms", "virtual_wall_ms"),
             ("virtual cpu ms", "virtual_cpu_ms"),
             ("speed-up", lambda r: f"{r['speed_up']:.0f}x"),
+            ("latency sum ms", "latency_sum_ms"),
+            ("vs sum", lambda r: f"{r['speed_up_vs_sum']:.0f}x"),
         ],
         title="virtual time: 2 s of model latency (0.5 s + 1 s in parallel + 0.5 s)",
     )
