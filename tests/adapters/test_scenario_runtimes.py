@@ -266,7 +266,7 @@ def test_expected_sessions_are_not_applicable(framework: str) -> None:
 
 
 def test_runtime_names_and_an_unknown_name() -> None:
-    assert RUNTIME_NAMES == ("handoff-sim", "openai-agents", "pydantic-ai")
+    assert RUNTIME_NAMES == ("handoff-sim", "openai-agents", "pydantic-ai", "langgraph")
     assert runtime_factory("handoff-sim") is None
     with pytest.raises(UnknownRuntimeError, match="unknown runtime 'crewai' \\(choose one of"):
         runtime_factory("crewai")
