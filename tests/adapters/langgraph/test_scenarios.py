@@ -61,7 +61,7 @@ def test_bundled_scenarios_meet_the_same_expectations_on_langgraph(scenario_id: 
 
 @pytest.mark.slow
 def test_every_bundled_scenario_passes_is_not_applicable_or_fails_for_a_stated_reason() -> None:
-    """About 5 s: the whole bundled suite on langgraph."""
+    """About 2 s: the whole bundled suite (124 scenarios) on langgraph."""
     explained = {s for d in DIFFERENCES for s in d.exposed_by.get("langgraph", ())}
     failed: set[str] = set()
     reasons: dict[str, str] = {}
@@ -163,7 +163,9 @@ def test_a_feature_langgraph_runs_lack_is_not_applicable_naming_it() -> None:
         run_scenario(scenario, runtime=langgraph())
 
 
+@pytest.mark.slow
 def test_handoff_sim_run_runtime_langgraph_on_a_bundled_file() -> None:
+    """About 2 s: a fresh process imports LangChain and LangGraph before the 90 s scenario."""
     done = subprocess.run(
         [
             sys.executable,
