@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -9,11 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from handoff_sim.adapters import MissingExtraError
+from tests.adapters._extras import hide
+
 ROOT = Path(__file__).resolve().parents[2]
 
 RUN_WITHOUT_FRAMEWORKS = """
 import sys
-sys.modules.update(agents=None, pydantic_ai=None)  # neither extra is "installed"
+# no extra is "installed": openai-agents, pydantic-ai, langgraph (and langchain-core under it)
+sys.modules.update(agents=None, pydantic_ai=None, langgraph=None, langchain_core=None)
 import pytest
 sys.exit(pytest.main(sys.argv[1:]))
 """
@@ -51,4 +56,24 @@ def test_the_adapter_tests_skip_naming_the_extra_when_the_frameworks_are_absent(
         assert (
             "needs the 'openai-agents' extra: pip install 'handoff-sim[openai-agents]'" in line
             or "needs the 'pydantic-ai' extra: pip install 'handoff-sim[pydantic-ai]'" in line
+            or "needs the 'langgraph' extra: pip install 'handoff-sim[langgraph]'" in line
         ), line
+    assert any("'langgraph' extra" in line for line in skips), out  # its tests were collected
+
+
+@pytest.mark.parametrize(
+    ("blocked", "package"), [("langgraph", "langgraph"), ("langchain_core", "langchain-core")]
+)
+def test_importing_the_langgraph_adapter_without_its_extra_names_the_extra(
+    blocked: str, package: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = "handoff_sim.adapters.langgraph"
+    hide(monkeypatch, blocked, module)  # langgraph, or langchain-core under it, "not installed"
+    with pytest.raises(MissingExtraError) as raised:
+        importlib.import_module(module)
+    assert type(raised.value) is MissingExtraError
+    assert raised.value.extra == "langgraph"
+    assert str(raised.value) == (
+        f"{module} needs the optional extra 'langgraph': pip install 'handoff-sim[langgraph]' "
+        f"(the package {package!r} is not installed)"
+    )
