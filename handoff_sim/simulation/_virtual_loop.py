@@ -83,6 +83,10 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
 
     def __init__(self, *, deadline: float | None = None, grace: float = 0.05) -> None:
         super().__init__()
+        # Timers fall on whole microseconds: one is due when it is less than half of one
+        # ahead. asyncio's default (the monotonic clock's 1 ns) is lost in a float past 104
+        # virtual days, and a timer due then would never be taken off the heap.
+        self._clock_resolution = 0.5 / _US
         self._now_us = 0
         self._now = 0.0  # _now_us in seconds, kept beside it: time() is read on every event
         self._timer_order = 0
