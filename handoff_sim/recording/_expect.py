@@ -56,13 +56,18 @@ def elapsed_of(trace: Trace) -> float:
     return round(sum(total.values()), 6)
 
 
-def expect_block(trace: Trace, scrub: Scrub, *, elapsed: float | None) -> dict[str, Any]:
-    """What the recorded run did, as a scenario's ``expect:`` block."""
+def expect_block(
+    trace: Trace, scrub: Scrub, *, elapsed: float | None, error: str | None = None
+) -> dict[str, Any]:
+    """What the recorded run did, as a scenario's ``expect:`` block; ``error`` names the
+    error a run that ended unfinished raised, when the trace cannot say it (a deadline)."""
     block: dict[str, Any] = {}
     runs = top_level_runs(trace)
     last = runs[-1][1] if runs else None
     if last is not None and last.status == "completed":
         block["output"] = None if last.output is None else scrub(last.output)
+    elif error is not None:
+        block["error"] = {"type": error}
     elif last is not None and last.error:
         kind = last.error.partition(":")[0].strip()
         if kind.isidentifier():

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_sim.adapters import record_framework_models, runtime_factory
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.recording._api import off_the_running_loop
+from handoff_sim.recording._api import deadline_reached, off_the_running_loop
 from handoff_sim.recording._expect import top_level_runs
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder, ToolsMode
@@ -89,7 +89,8 @@ def _write(
     make = runtime_factory(recorder.runtime)
     runtime = None if make is None else make(())
     result = off_the_running_loop(lambda: run_scenario(target, runtime=runtime))
-    if result.error is not None:
+    error = deadline_reached(result.error, result.elapsed_ms, trace)
+    if result.error is not None and error is None:
         return  # the file is written as recorded; its replay says what went wrong
     write_recording(
         recorder,
@@ -100,4 +101,5 @@ def _write(
         agents=graph,
         redact=redact,
         elapsed=result.elapsed_ms / 1000,
+        error=error,
     )

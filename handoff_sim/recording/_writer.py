@@ -55,8 +55,10 @@ def write_recording(
     extra_versions: Mapping[str, str] | None = None,
     source: str | Path | None = None,
     elapsed: float | None = None,
+    error: str | None = None,
 ) -> Path:
-    """Write the recording at ``path``; ``elapsed`` overrides the trace's (a real-time run)."""
+    """Write the recording at ``path``; ``elapsed`` overrides the trace's (a real-time run),
+    ``error`` names the error an unfinished run ended with (see ``expect_block``)."""
     document = recording_document(
         recorder,
         trace,
@@ -67,6 +69,7 @@ def write_recording(
         description=description,
         extra_versions=extra_versions,
         elapsed=elapsed,
+        error=error,
     )
     return write_text(path, render(document, _header(Path(path).name)), source=source)
 
@@ -82,6 +85,7 @@ def recording_document(
     description: str = "recorded from a real run",
     extra_versions: Mapping[str, str] | None = None,
     elapsed: float | None = None,
+    error: str | None = None,
 ) -> dict[str, Any]:
     """The recording as the plain mapping the file holds, keys in the file's order."""
     scrub = (redact or Redaction()).scrubber()
@@ -100,7 +104,7 @@ def recording_document(
         notes.append("elapsed is not written: the run was recorded in real time")
     elif elapsed is None:
         elapsed = elapsed_of(trace)
-    expect = expect_block(trace, scrub.text, elapsed=elapsed)
+    expect = expect_block(trace, scrub.text, elapsed=elapsed, error=error)
     if len(expect.get("handoffs", ())) > MAX_TREE_HANDOFFS:
         notes.append(
             f"the handoff tree is not written as trace patterns: more than "

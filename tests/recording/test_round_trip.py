@@ -89,11 +89,7 @@ GAPS = {
 }
 """Known differences of every replay of a recording, each expected to fail until fixed."""
 
-STANDALONE_GAPS = {
-    "deadline-ends-every-open-handoff": "a replayed cut-off call waits on a bare future once "
-    "its latency is over, so at the deadline no timer is pending: VirtualDeadlockError "
-    "where the run ended with VirtualDeadlineError",
-}
+STANDALONE_GAPS: dict[str, str] = {}
 """Known differences of a standalone replay, each expected to fail until it is fixed."""
 
 
