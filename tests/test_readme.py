@@ -88,3 +88,19 @@ def test_readme_recording_example_records_once_then_replays_in_ci(
     replayed = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     replayed.assert_outcomes(passed=1)
     assert path.read_bytes() == written
+
+
+_FRAMEWORKS = {"openai_agents": "agents", "langgraph": "langgraph"}
+
+
+@pytest.mark.parametrize("adapter", sorted(_FRAMEWORKS))
+def test_readme_framework_examples_run_as_written(adapter: str) -> None:
+    blocks = [
+        b
+        for b in _blocks("python")
+        if f"handoff_sim.adapters.{adapter} import" in b and "def test_" not in b
+    ]
+    assert blocks, f"the README lost its {adapter} example"
+    pytest.importorskip(_FRAMEWORKS[adapter], reason=f"the {adapter} example needs its extra")
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), {})
