@@ -4,7 +4,10 @@ Both frameworks' variants run the same graphs on the same fake model
 (``SimChatModel(ScriptedModel)``: langchain-core's own fakes cannot bind tools), so
 ``framework`` against ``handoff-sim`` is the cost of ``capture()`` and virtual time
 alone. ``framework`` is ``asyncio.run(graph.ainvoke(...))``, as a test without
-handoff-sim would run it.
+handoff-sim would run it; ``callbacks only`` is that run with a LangChain callback
+handler that does nothing, joined the way ``capture()`` joins its own (a context
+variable given to ``register_configure_hook``): what LangChain's observation point
+costs before handoff-sim records anything.
 """
 
 from __future__ import annotations
@@ -12,11 +15,33 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections.abc import Callable
+from contextvars import ContextVar
+from functools import cache
 from typing import Any
 
 Run = Callable[[], Any]
+EXTRA_VARIANTS = ("callbacks only",)
+"""Variants of the LangGraph runs beside bench/adapters.py's three."""
 
-__all__ = ["lg_agents_run", "lg_supervisor_run"]
+
+@cache
+def _noop_handler() -> tuple[ContextVar[Any], Any]:
+    """A context variable LangChain reads handlers from, and a handler that does nothing.
+
+    Made on first use: bench/adapters.py imports this module without langchain-core too.
+    """
+    from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.tracers.context import register_configure_hook
+
+    class Noop(BaseCallbackHandler):
+        run_inline = True  # called inline, as capture()'s handler is
+
+    var: ContextVar[Any] = ContextVar("bench_noop_handler", default=None)
+    register_configure_hook(var, inheritable=True)
+    return var, Noop()
+
+
+__all__ = ["EXTRA_VARIANTS", "lg_agents_run", "lg_supervisor_run"]
 
 
 def _user(text: str) -> dict[str, Any]:
@@ -47,9 +72,20 @@ def _agent_tool(sub: Any, name: str) -> Any:
     return StructuredTool.from_function(coroutine=ask, name=name, description="Ask")
 
 
+def _with_noop_handler(graph: Any) -> Any:
+    var, handler = _noop_handler()
+    token = var.set(handler)
+    try:
+        return asyncio.run(graph.ainvoke(_user("go")))
+    finally:
+        var.reset(token)
+
+
 def _runner(variant: str, graph: Any, real: bool) -> Run:
     if variant == "framework" or real:
         return lambda: asyncio.run(graph.ainvoke(_user("go")))
+    if variant == "callbacks only":
+        return lambda: _with_noop_handler(graph)
     from handoff_sim.adapters.langgraph import simulate_run
 
     return lambda: simulate_run(lambda: graph.ainvoke(_user("go")))

@@ -15,7 +15,9 @@ that delegates to ``--handoffs`` agents used as tools in one turn, then answers
 - ``handoff-sim``: the same run with handoff-sim's ``SimModel(ScriptedModel)`` and the same
   plain delegations, under ``simulate_run`` (``capture()`` and virtual time);
 - ``governed``: the same, each delegation under ``governed(...)`` (the policy's own work;
-  the supervisor's handoff tools under ``governed_handoffs(...)``).
+  the supervisor's handoff tools under ``governed_handoffs(...)``);
+- ``callbacks only`` (LangGraph): the ``framework`` run with a LangChain callback handler
+  that does nothing, joined as ``capture()`` joins its own: the observation point's cost.
 
 Wall and CPU time of the run alone (agents are built beforehand), per handoff, median
 of ``--repeats`` rounds; the variants of a round run back to back, so the ratios to
@@ -43,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import Record, emit, machine, median, print_table
-from _lg_runs import lg_agents_run, lg_supervisor_run
+from _lg_runs import EXTRA_VARIANTS, lg_agents_run, lg_supervisor_run
 
 Run = Callable[[], Any]
 VARIANTS = ("framework", "handoff-sim", "governed")
@@ -181,9 +183,10 @@ def timed(run: Run) -> tuple[float, float]:
 
 def overhead(framework: str, build: Callable[..., Run], n: int, repeats: int) -> list[Record]:
     """Per-handoff wall and CPU of each variant, rounds interleaved; ratios to ``framework``."""
-    samples: dict[str, list[tuple[float, float]]] = {v: [] for v in VARIANTS}
+    variants = (*VARIANTS, *(EXTRA_VARIANTS if framework.startswith("langgraph") else ()))
+    samples: dict[str, list[tuple[float, float]]] = {v: [] for v in variants}
     for round_number in range(repeats + 2):  # two warm-up rounds
-        for variant in VARIANTS:
+        for variant in variants:
             run = build(variant, n)
             measured = timed(run)
             if round_number >= 2:
@@ -191,14 +194,15 @@ def overhead(framework: str, build: Callable[..., Run], n: int, repeats: int) ->
     base_wall = median(w for w, _ in samples["framework"])
     base_cpu = median(c for _, c in samples["framework"])
     records = []
-    for variant in VARIANTS:
+    for variant in variants:
         wall = median(w for w, _ in samples[variant])
         cpu = median(c for _, c in samples[variant])
         records.append(
             {
                 "bench": "adapters",
                 "framework": framework,
-                "case": "overhead",
+                # not a handoff-sim run: a reference line, not a target (bench/report.py)
+                "case": "observation point" if variant in EXTRA_VARIANTS else "overhead",
                 "variant": variant,
                 "handoffs": n,
                 "repeats": repeats,
@@ -265,7 +269,7 @@ def main() -> int:
         emit(record)
         rows.append(record)
     print_table(
-        [r for r in rows if r["case"] == "overhead"],
+        [r for r in rows if r["case"] in ("overhead", "observation point")],
         [
             ("framework", "framework"),
             ("variant", "variant"),
