@@ -9,7 +9,6 @@ checks on exit that every recorded step was used.
 
 from __future__ import annotations
 
-import asyncio
 import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -22,8 +21,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from handoff_sim import Agent, ModelClient, Trace
 from handoff_sim._agent import override_agent_models
 from handoff_sim._context import RunEnvironment, current_environment
-from handoff_sim.errors import ConfigurationError, VirtualDeadlineError
-from handoff_sim.recording._expect import elapsed_of, top_level_runs
+from handoff_sim.errors import ConfigurationError
+from handoff_sim.recording._expect import top_level_runs
+from handoff_sim.recording._file_replay import deadline_reached, off_the_running_loop
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder, RecordingModel, ToolsMode, tool_fn_wrapper
 from handoff_sim.testing import AgentTree, ReplayLedger, ReplayModel
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from handoff_sim.recording._redact import Redaction
     from handoff_sim.scenarios import LoadedScenario, MatchMode, ScenarioSpec
 
-__all__ = ["Recording", "deadline_reached", "off_the_running_loop", "record", "replay"]
+__all__ = ["Recording", "record", "replay"]
 
 _NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 T = TypeVar("T")
@@ -181,45 +181,6 @@ def _replayed_elapsed(
         elapsed=result.elapsed_ms / 1000,
         error=error,
     )
-
-
-def deadline_reached(error: BaseException | None, elapsed_ms: float, trace: Trace) -> str | None:
-    """``VirtualDeadlineError`` when the file's replay passed the simulation's deadline at the
-    virtual time the recorded run ended unfinished: the recorded run ended at that deadline
-    too (its trace shows the run cut off, not why), so the file expects that error."""
-    if not isinstance(error, VirtualDeadlineError):
-        return None
-    runs = top_level_runs(trace)
-    last = runs[-1][1] if runs else None
-    if last is None or last.status == "completed" or last.error:
-        return None
-    if round(elapsed_of(trace), 3) != round(elapsed_ms / 1000, 3):
-        return None
-    return type(error).__name__
-
-
-def off_the_running_loop(work: Callable[[], T]) -> T:
-    """``work()``, in a thread of its own when this thread runs an event loop (a ``record``
-    block inside ``async def``): a simulation cannot start inside a running loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return work()
-    done: list[T] = []
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            done.append(work())
-        except BaseException as exc:  # handed back to the caller's thread below
-            failed.append(exc)
-
-    worker = threading.Thread(target=run, name="handoff-sim-replay")
-    worker.start()
-    worker.join()
-    if failed:
-        raise failed[0]
-    return done[0]
 
 
 @contextmanager

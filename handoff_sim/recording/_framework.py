@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from handoff_sim.adapters import record_framework_models, runtime_factory
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.recording._api import deadline_reached, off_the_running_loop
 from handoff_sim.recording._expect import top_level_runs
+from handoff_sim.recording._file_replay import deadline_reached, off_the_running_loop
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder, ToolsMode
 
