@@ -83,4 +83,8 @@ class Node:
 
 def is_task(tags: Sequence[str] | None) -> bool:
     """LangGraph tags each node task it runs ``graph:step:<n>``."""
-    return any(tag.startswith("graph:step:") for tag in tags or ())
+    if tags:
+        for tag in tags:
+            if tag.startswith("graph:step:"):
+                return True
+    return False
