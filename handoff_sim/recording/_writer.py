@@ -9,10 +9,11 @@ no machine path ever reaches it.
 
 from __future__ import annotations
 
+import builtins
 import os
 import platform
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -200,7 +201,7 @@ def _step(call: ModelCall, scrub: Scrubber, graph: AgentGraph, quiet: Scrubber) 
     if call.cancelled:
         step["cancelled"] = True
     elif call.error is not None or response is None:
-        step["error"] = scrub.text(_model_error(call.error))
+        step["error"] = _model_error(call.error, scrub.text)
     else:
         if response.text is not None or not response.tool_calls:
             step["text"] = None if response.text is None else scrub.text(response.text)
@@ -254,14 +255,25 @@ def _tool_call(call_id: str | None, name: str, arguments: str, scrub: Scrubber) 
     return out
 
 
-def _model_error(error: BaseException | None) -> str:
-    """A model error as a script step's ``error``: a provider failure keeps its message alone."""
+_RAISED = frozenset(
+    {"RuntimeError", "ValueError", "TypeError", "KeyError", "LookupError", "PermissionError"}
+    | {"TimeoutError", "ConnectionError", "OSError"}
+)
+"""Built-in errors a step replays as themselves (``error: {type, message}``)."""
+
+
+def _model_error(error: BaseException | None, scrub: Callable[[str], str]) -> str | dict[str, str]:
+    """A model error as a script step's ``error``: a provider failure keeps its message alone,
+    a built-in error its type and message (so the replay raises the same error)."""
     if error is None:
-        return "the model returned nothing"
+        return scrub("the model returned nothing")
     if isinstance(error, SimulatedModelError):
-        return str(error)
-    message = str(error)
-    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+        return scrub(str(error))
+    message = str(error.args[0]) if len(error.args) == 1 else str(error)
+    if type(error).__name__ in _RAISED and type(error) is getattr(builtins, type(error).__name__):
+        return {"type": type(error).__name__, "message": scrub(message)}
+    text = str(error)
+    return scrub(f"{type(error).__name__}: {text}" if text else type(error).__name__)
 
 
 # -- turns -----------------------------------------------------------------------------

@@ -111,13 +111,45 @@ def parse_step(raw: Any, index: int, *, where: str | None = None) -> ScriptStep:
     if extra["cancelled"]:
         return ScriptStep(None, None, latency, expect, raw.get("check"), **extra)
     if "error" in raw:
-        return ScriptStep(None, str(raw["error"]), latency, expect, raw.get("check"), **extra)
+        error, exception = _error(raw["error"], where)
+        check = raw.get("check")
+        return ScriptStep(None, error, latency, expect, check, exception=exception, **extra)
     calls = tuple(_tool_call(c, where) for c in raw.get("tool_calls") or ())
     text = raw.get("text")
     if text is None and not calls and "text" not in raw:
         raise ConfigurationError(f"{where}: needs 'text', 'tool_calls' or 'error'")
     response = ModelResponse(text=text, tool_calls=calls, usage=_usage(raw.get("usage"), where))
     return ScriptStep(response, None, latency, expect, raw.get("check"), **extra)
+
+
+_ERROR_TYPES: dict[str, type[Exception]] = {
+    cls.__name__: cls
+    for cls in (
+        RuntimeError,
+        ValueError,
+        TypeError,
+        KeyError,
+        LookupError,
+        PermissionError,
+        TimeoutError,
+        ConnectionError,
+        OSError,
+    )
+}
+"""The built-in exceptions a step's ``error: {type, message}`` may raise (a fake tool's too)."""
+
+
+def _error(raw: object, where: str) -> tuple[str, BaseException | None]:
+    """A step's ``error``: a provider failure's message, or ``{type, message}`` to raise."""
+    if not isinstance(raw, Mapping):
+        return str(raw), None
+    if set(raw) - {"type", "message"} or raw.get("type", "RuntimeError") not in _ERROR_TYPES:
+        raise ConfigurationError(
+            f"{where}: error takes a message or {{type, message}} with a type among "
+            f"{sorted(_ERROR_TYPES)}"
+        )
+    exception = _ERROR_TYPES[raw.get("type", "RuntimeError")](str(raw.get("message", "")))
+    return error_message(exception), exception
 
 
 def _duration(raw: Mapping[str, Any], key: str, where: str) -> float | None:

@@ -82,11 +82,7 @@ def _run(loaded: LoadedScenario, agent: Agent) -> Trace:
         return sim.trace
 
 
-GAPS = {
-    "stub-fails-once-then-retried": "a model error that is no SimulatedModelError (the stub "
-    "raises RuntimeError) is written as its text, and a replay raises it as a "
-    "SimulatedModelError: the run's error reads 'SimulatedModelError: RuntimeError: ...'",
-}
+GAPS: dict[str, str] = {}
 """Known differences of every replay of a recording, each expected to fail until fixed."""
 
 STANDALONE_GAPS: dict[str, str] = {}

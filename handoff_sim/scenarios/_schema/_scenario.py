@@ -153,7 +153,11 @@ class StepSpec(_Strict):
 
     text: str | None = None
     tool_calls: list[ToolCallSpec] | None = None
-    error: str | None = None
+    error: str | RaisesSpec | None = Field(
+        default=None,
+        description="the model call fails: a provider error's message, or {type, message} "
+        "for an exception of that type (a recording's non-provider errors)",
+    )
     latency: Duration = 0.0
     expect: StepExpectSpec | None = None
     request: RequestSpec | None = Field(
