@@ -290,10 +290,8 @@ class Events:
         node.scope = FrameScope(
             use_frame(record.frame), clearing_tool(), marking_model_call(node.mark)
         )
-        conversation = to_messages(messages[0] if messages else [])
-        node.messages = len(conversation)
-        node.tools = tuple(spec.name for spec in tool_specs(params.get("tools")))
-        node.input = last_user_text(conversation)
+        # read only if the call is a foreign model's (ours records its own): see model_ended
+        node.asked = (list(messages[0]) if messages else [], params.get("tools"))
 
     def model_ended(
         self, node: Node, response: LLMResult | None, error: BaseException | None
@@ -303,9 +301,12 @@ class Events:
         record, mark = node.record, node.mark
         if record is None or mark is None or mark.reported or error is not None:
             return  # our model recorded the call itself; a failed call fails its run
+        conversation, bound = node.asked or ([], None)
+        messages = to_messages(conversation)
+        tools = tuple(spec.name for spec in tool_specs(bound))
         recorder = self.capture.recorder
         step = recorder.model_request(
-            record, messages=node.messages, tools=node.tools, input=node.input
+            record, messages=len(messages), tools=tools, input=last_user_text(messages)
         )
         text, calls = _answer(response)
         recorder.model_response(record, step, text, calls)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from handoff_sim.adapters._capture import FrameScope, ModelMark, ToolInFlight
 from handoff_sim.adapters._recording import RunRecord
@@ -42,9 +42,8 @@ class Node:
     tool: ToolInFlight | None = None
     scope: FrameScope | None = None
     mark: ModelMark | None = None
-    messages: int = 0
-    tools: tuple[str, ...] = ()
-    input: str | None = None
+    asked: tuple[list[Any], Any] | None = None
+    """A model call's conversation and bound tools, as LangChain gave them at its start."""
 
     def graph(self) -> Node | None:
         """The nearest enclosing graph (this node's own, if it is one)."""
