@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from handoff_sim.adapters import MissingExtraError
+from tests._helpers import needs_extra
 from tests.adapters._extras import hide
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,7 +63,14 @@ def test_the_adapter_tests_skip_naming_the_extra_when_the_frameworks_are_absent(
 
 
 @pytest.mark.parametrize(
-    ("blocked", "package"), [("langgraph", "langgraph"), ("langchain_core", "langchain-core")]
+    ("blocked", "package"),
+    [
+        ("langgraph", "langgraph"),
+        # with langgraph itself absent, the error names langgraph whatever else is missing
+        pytest.param(
+            "langchain_core", "langchain-core", marks=needs_extra("langgraph", "langgraph")
+        ),
+    ],
 )
 def test_importing_the_langgraph_adapter_without_its_extra_names_the_extra(
     blocked: str, package: str, monkeypatch: pytest.MonkeyPatch

@@ -18,6 +18,10 @@ from handoff_sim.scenarios import load_path
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import needs_extra
 
+# anyio's pytest plugin runs these async tests; it comes with the frameworks' HTTP stack,
+# and without the frameworks there is nothing here to record
+pytest.importorskip("anyio", reason="needs the pydantic-ai or openai-agents extra (anyio)")
+
 
 @pytest.fixture
 def anyio_backend() -> str:

@@ -8,7 +8,10 @@ from pathlib import Path
 import pytest
 
 from handoff_sim.cli import main
+from tests._helpers import NEEDS_OTEL
 from tests.trajectory._fan_out import recorded
+
+pytestmark = NEEDS_OTEL  # the recorded trace is our own OTLP export
 
 HOLDS = """\
 expect:
