@@ -22,8 +22,7 @@ from handoff_sim import Agent, ModelClient, Trace
 from handoff_sim._agent import override_agent_models
 from handoff_sim._context import RunEnvironment, current_environment
 from handoff_sim.errors import ConfigurationError
-from handoff_sim.recording._expect import top_level_runs
-from handoff_sim.recording._file_replay import deadline_reached, off_the_running_loop
+from handoff_sim.recording._file_replay import write_and_replay
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder, RecordingModel, ToolsMode, tool_fn_wrapper
 from handoff_sim.testing import AgentTree, ReplayLedger, ReplayModel
@@ -107,7 +106,7 @@ def record(
         if tools == "recorded":
             stack.enter_context(_recorded_tools(tree, recorder))
         yield recorder
-    _write(recorder, seen.trace(), path, graph, redact, scenario_name(path, scenario))
+    write_and_replay(recorder, seen.trace(), path, graph, redact, scenario_name(path, scenario))
 
 
 def _recording_models(
@@ -132,55 +131,6 @@ def _running(name: str, model: ModelClient) -> ModelClient:
     """The model an agent of type ``name`` built with ``model`` runs on in this context: an
     override's (``override_models`` around ``record``) or ``model`` itself."""
     return Agent(name, model).model
-
-
-def _write(
-    recorder: Recorder,
-    trace: Trace,
-    path: str | Path,
-    graph: AgentGraph,
-    redact: Redaction | None,
-    name: str,
-) -> None:
-    inputs = [start.input for start, _ in top_level_runs(trace)]
-    if not inputs:
-        raise ConfigurationError(
-            "record: no run of the agent was made inside the block: nothing to write"
-        )
-    target = recorder.write(path, trace, scenario=name, inputs=inputs, agents=graph, redact=redact)
-    _replayed_elapsed(recorder, trace, target, graph, redact, name, inputs)
-
-
-def _replayed_elapsed(
-    recorder: Recorder,
-    trace: Trace,
-    target: Path,
-    graph: AgentGraph,
-    redact: Redaction | None,
-    name: str,
-    inputs: list[str],
-) -> None:
-    """The file expects the virtual time its own replay takes, so it is replayed once: a real
-    run's elapsed holds time between model calls a replay does not spend, and latencies are
-    kept to the millisecond."""
-    from handoff_sim.recording._writer import write_recording
-    from handoff_sim.scenarios import run_scenario
-
-    result = off_the_running_loop(lambda: run_scenario(target))
-    error = deadline_reached(result.error, result.elapsed_ms, trace)
-    if result.error is not None and error is None:
-        return  # the file is written as recorded; its replay says what went wrong
-    write_recording(
-        recorder,
-        target,
-        trace,
-        scenario=name,
-        inputs=inputs,
-        agents=graph,
-        redact=redact,
-        elapsed=result.elapsed_ms / 1000,
-        error=error,
-    )
 
 
 @contextmanager

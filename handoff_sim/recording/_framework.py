@@ -16,16 +16,13 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from handoff_sim.adapters import record_framework_models, runtime_factory
-from handoff_sim.errors import ConfigurationError
-from handoff_sim.recording._expect import top_level_runs
-from handoff_sim.recording._file_replay import deadline_reached, off_the_running_loop
+from handoff_sim.adapters import record_framework_models
+from handoff_sim.recording._file_replay import write_and_replay
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder, ToolsMode
 
 if TYPE_CHECKING:
     from handoff_sim.recording._redact import Redaction
-    from handoff_sim.trace import Trace
 
 __all__ = ["framework_record"]
 
@@ -66,40 +63,4 @@ def _recording(
         set(described.subagent_tools),
         list(described.notes),
     )
-    _write(recorder, framework.capture.trace, path, graph, redact, name)
-
-
-def _write(
-    recorder: Recorder,
-    trace: Trace,
-    path: str | Path,
-    graph: AgentGraph,
-    redact: Redaction | None,
-    name: str,
-) -> None:
-    from handoff_sim.recording._writer import write_recording
-    from handoff_sim.scenarios import run_scenario
-
-    inputs = [start.input for start, _ in top_level_runs(trace)]
-    if not inputs:
-        raise ConfigurationError(
-            "record: no run of the agent was made inside the block: nothing to write"
-        )
-    target = recorder.write(path, trace, scenario=name, inputs=inputs, agents=graph, redact=redact)
-    make = runtime_factory(recorder.runtime)
-    runtime = None if make is None else make(())
-    result = off_the_running_loop(lambda: run_scenario(target, runtime=runtime))
-    error = deadline_reached(result.error, result.elapsed_ms, trace)
-    if result.error is not None and error is None:
-        return  # the file is written as recorded; its replay says what went wrong
-    write_recording(
-        recorder,
-        target,
-        trace,
-        scenario=name,
-        inputs=inputs,
-        agents=graph,
-        redact=redact,
-        elapsed=result.elapsed_ms / 1000,
-        error=error,
-    )
+    write_and_replay(recorder, framework.capture.trace, path, graph, redact, name)
