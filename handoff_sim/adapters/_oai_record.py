@@ -18,7 +18,7 @@ import importlib.metadata
 from collections.abc import AsyncIterator, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from agents import Agent
 from agents.agent_output import AgentOutputSchemaBase
@@ -37,6 +37,7 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
+from handoff_sim.adapters._call_recorder import ModelCallRecorder
 from handoff_sim.adapters._capture import ModelMark, current_record, marking_model_call
 from handoff_sim.adapters._model_swap import FrameworkTree
 from handoff_sim.adapters._models import last_user_text
@@ -56,27 +57,6 @@ __all__ = [
     "record_models",
     "recording",
 ]
-
-
-class ModelCallRecorder(Protocol):
-    """Where a recording model reports its calls (``handoff_sim.recording.Recorder``)."""
-
-    def model_call(
-        self,
-        agent: str,
-        request: ModelRequest,
-        response: ModelResponse | None,
-        error: BaseException | None,
-        start: float,
-        end: float,
-        first_chunk: float | None,
-        model: str,
-    ) -> object:
-        """One model call: what was asked, what came back (or the error), and when.
-
-        ``start`` and ``end`` are loop-clock readings; ``first_chunk`` is the time from
-        ``start`` to a stream's first chunk (``None`` for a call that did not stream).
-        """
 
 
 def neutral_response(output: list[TResponseOutputItem], usage: AgentsUsage | None) -> ModelResponse:

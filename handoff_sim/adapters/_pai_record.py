@@ -15,7 +15,7 @@ import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic_ai import RunContext
 from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart
@@ -28,33 +28,12 @@ from pydantic_ai.usage import RequestUsage
 
 from handoff_sim import ModelRequest, ModelResponse, ToolCall, Usage
 from handoff_sim._context import current_frame
+from handoff_sim.adapters._call_recorder import ModelCallRecorder
 from handoff_sim.adapters._capture import current_model_mark, current_record
 from handoff_sim.adapters._models import last_user_text
 from handoff_sim.adapters._pai_model import SimModel, neutral_view, output_tool_names
 
 __all__ = ["ModelCallRecorder", "RecordingModel", "neutral_response"]
-
-
-class ModelCallRecorder(Protocol):
-    """Where a recording model reports its calls (``handoff_sim.recording.Recorder``)."""
-
-    def ticket(self) -> int:
-        """A number ordering a call among calls that start at the same instant."""
-
-    def model_call(
-        self,
-        agent: str,
-        request: ModelRequest,
-        response: ModelResponse | None,
-        error: BaseException | None,
-        start: float,
-        end: float,
-        first_chunk: float | None,
-        model: str,
-        *,
-        order: int | None = None,
-    ) -> object:
-        """One model call: what was asked, what came back (or the error), and when."""
 
 
 def neutral_response(response: PaiResponse) -> ModelResponse:
