@@ -35,6 +35,7 @@ from handoff_sim.messages import ToolCall
 from handoff_sim.subagents import (
     HandoffExecutor,
     HandoffPolicy,
+    Refusal,
     SessionMode,
     SubAgent,
     envelope,
@@ -44,7 +45,15 @@ from handoff_sim.subagents import (
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent
 
-__all__ = ["Attempt", "Fallback", "FrameworkMount", "Governor", "arguments_problem"]
+__all__ = [
+    "Attempt",
+    "Fallback",
+    "FrameworkMount",
+    "Governor",
+    "NoPrimary",
+    "TransferMount",
+    "arguments_problem",
+]
 
 Attempt = Callable[[ToolCall], Awaitable[str | None]]
 """Run the framework's delegation once for a (filtered) call; the sub-agent's final text."""
@@ -204,3 +213,28 @@ class Governor:
         with use_environment(env), use_frame(frame):
             result = await self.executor.execute(call)
         return result if isinstance(result, ToolOutput) else ToolOutput(result)
+
+
+async def _no_attempt(call: ToolCall) -> str | None:
+    raise AssertionError("a transfer is denied before any attempt")  # pragma: no cover
+
+
+class TransferMount(FrameworkMount):
+    """The executor's view of one transfer tool: it can only be refused (a transfer has no
+    attempt to run), so its admission gets the executor's own denial events and messages."""
+
+    __slots__ = ("refusal",)
+
+    def __init__(self, tool: str, target: str, refusal: Refusal | None) -> None:
+        super().__init__(target, "", _no_attempt, tool_name=tool, agent_name=target)
+        self.refusal = refusal
+
+    async def refuse(self, call: ToolCall, depth: int) -> Refusal | None:
+        return self.refusal
+
+
+class NoPrimary:
+    """The primary executor of a transfer's admission: nothing serves a transfer."""
+
+    def execute(self, call: ToolCall) -> str:
+        raise UnknownToolError(call.name)

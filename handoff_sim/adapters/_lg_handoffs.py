@@ -34,8 +34,8 @@ from handoff_sim._sessions import Session
 from handoff_sim._tools import ToolOutput
 from handoff_sim.adapters._capture import current_tool
 from handoff_sim.adapters._errors import GovernanceError
-from handoff_sim.adapters._governed import FrameworkMount
-from handoff_sim.errors import HandoffDeniedError, UnknownToolError
+from handoff_sim.adapters._governed import NoPrimary, TransferMount
+from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.messages import ToolCall
 from handoff_sim.subagents import FailureAction, HandoffExecutor, HandoffPolicy, Refusal
 
@@ -43,28 +43,6 @@ __all__ = ["HANDOFF_DESTINATION", "governed_handoffs"]
 
 HANDOFF_DESTINATION = "__handoff_destination"
 """The metadata key langgraph-supervisor and langgraph-swarm put on a handoff tool."""
-
-
-async def _no_attempt(call: ToolCall) -> str | None:
-    raise AssertionError("a transfer is denied before any attempt")  # pragma: no cover
-
-
-class _TransferMount(FrameworkMount):
-    """The executor's view of one transfer tool: it can only be refused."""
-
-    __slots__ = ("refusal",)
-
-    def __init__(self, tool: str, target: str, refusal: Refusal | None) -> None:
-        super().__init__(target, "", _no_attempt, tool_name=tool, agent_name=target)
-        self.refusal = refusal
-
-    async def refuse(self, call: ToolCall, depth: int) -> Refusal | None:
-        return self.refusal
-
-
-class _NoPrimary:
-    def execute(self, call: ToolCall) -> str:
-        raise UnknownToolError(call.name)
 
 
 def run_aside(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -135,8 +113,8 @@ class _Gate:
         refusal = None if denied else self.over_cap(state, call_id)
         if not denied and refusal is None:
             return None
-        mount = _TransferMount(tool, target, refusal)
-        executor = HandoffExecutor({tool: mount}, _NoPrimary(), self.policy)
+        mount = TransferMount(tool, target, refusal)
+        executor = HandoffExecutor({tool: mount}, NoPrimary(), self.policy)
         with use_environment(env), use_frame(frame):
             result = await executor.execute(ToolCall(call_id, tool, "{}"))
         text = result.content if isinstance(result, ToolOutput) else result

@@ -32,10 +32,10 @@ from handoff_sim._sessions import Session
 from handoff_sim._tools import ToolOutput
 from handoff_sim.adapters._capture import current_record
 from handoff_sim.adapters._errors import GovernanceError
-from handoff_sim.adapters._governed import FrameworkMount
+from handoff_sim.adapters._governed import NoPrimary, TransferMount
 from handoff_sim.adapters._oai_capture import DeniedTransfer, current_denial, set_denial
 from handoff_sim.adapters._oai_governed import in_run
-from handoff_sim.errors import HandoffDeniedError, UnknownToolError
+from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.messages import ToolCall
 from handoff_sim.subagents import FailureAction, HandoffExecutor, HandoffPolicy, Refusal
 
@@ -43,28 +43,6 @@ __all__ = ["governed_handoffs"]
 
 _COUNT = "_handoff_sim_transfers"
 """The attribute of a run's ``RunContextWrapper`` that counts its governed transfers."""
-
-
-async def _no_attempt(call: ToolCall) -> str | None:
-    raise AssertionError("a transfer is denied before any attempt")  # pragma: no cover
-
-
-class _TransferMount(FrameworkMount):
-    """The executor's view of one transfer tool: it can only be refused."""
-
-    __slots__ = ("refusal",)
-
-    def __init__(self, tool: str, target: str, refusal: Refusal | None) -> None:
-        super().__init__(target, "", _no_attempt, tool_name=tool, agent_name=target)
-        self.refusal = refusal
-
-    async def refuse(self, call: ToolCall, depth: int) -> Refusal | None:
-        return self.refusal
-
-
-class _NoPrimary:
-    def execute(self, call: ToolCall) -> str:
-        raise UnknownToolError(call.name)
 
 
 def _call_id(tool: str) -> str:
@@ -115,8 +93,8 @@ class _Gate:
         if not denied and refusal is None:
             setattr(ctx, _COUNT, getattr(ctx, _COUNT, 0) + 1)
             return None
-        mount = _TransferMount(tool, target, refusal)
-        executor = HandoffExecutor({tool: mount}, _NoPrimary(), self.policy)
+        mount = TransferMount(tool, target, refusal)
+        executor = HandoffExecutor({tool: mount}, NoPrimary(), self.policy)
         try:
             with use_environment(env), use_frame(frame):
                 result = await executor.execute(ToolCall(_call_id(tool), tool, "{}"))
