@@ -26,9 +26,9 @@ from handoff_sim.scenarios import RaisesSpec
 if TYPE_CHECKING:
     from handoff_sim.recording._recorder import Recorder, ToolCallRecord
 
-__all__ = ["fake_tools", "raises_from_text"]
+__all__ = ["RAISABLE", "fake_tools", "raises_from_text"]
 
-_RAISABLE = frozenset(get_args(RaisesSpec.model_fields["type"].annotation))
+RAISABLE = frozenset(get_args(RaisesSpec.model_fields["type"].annotation))
 _TOOL_ERROR = re.compile(r"Error: ([A-Za-z_][A-Za-z0-9_]*)(?:: (.*))?\Z", re.DOTALL)
 _NEVER = "24h"
 """The latency of a recorded call that was cut off: it does not answer in a replay either."""
@@ -123,7 +123,7 @@ def _traced_answer(
 def raises_from_text(tool: str, output: str, scrub: Scrubber, notes: list[str]) -> dict[str, Any]:
     """A tool's error result (``Error: Type: message``) as the exception a fake raises."""
     found = _TOOL_ERROR.match(output)
-    if found and found.group(1) in _RAISABLE:
+    if found and found.group(1) in RAISABLE:
         return {"type": found.group(1), "message": scrub.text(found.group(2) or "")}
     notes.append(f"tool {tool!r}: an error the file cannot name is written as a RuntimeError")
     text = output[len("Error: ") :] if output.startswith("Error: ") else output
@@ -139,7 +139,7 @@ def _recorded_answer(record: ToolCallRecord, scrub: Scrubber, notes: list[str]) 
         return answer
     if error is not None:
         kind = type(error).__name__
-        if kind not in _RAISABLE:
+        if kind not in RAISABLE:
             notes.append(f"tool {record.name!r}: {kind} is written as a RuntimeError")
             kind = "RuntimeError"
         answer["raises"] = {"type": kind, "message": scrub.text(str(error))}

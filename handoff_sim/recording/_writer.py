@@ -29,7 +29,7 @@ from handoff_sim.recording._expect import (
     expect_block,
     top_level_runs,
 )
-from handoff_sim.recording._fakes import fake_tools
+from handoff_sim.recording._fakes import RAISABLE, fake_tools
 from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Redaction, Scrubber, machine_paths
 from handoff_sim.recording._yaml_out import render
@@ -255,13 +255,6 @@ def _tool_call(call_id: str | None, name: str, arguments: str, scrub: Scrubber) 
     return out
 
 
-_RAISED = frozenset(
-    {"RuntimeError", "ValueError", "TypeError", "KeyError", "LookupError", "PermissionError"}
-    | {"TimeoutError", "ConnectionError", "OSError"}
-)
-"""Built-in errors a step replays as themselves (``error: {type, message}``)."""
-
-
 def _model_error(error: BaseException | None, scrub: Callable[[str], str]) -> str | dict[str, str]:
     """A model error as a script step's ``error``: a provider failure keeps its message alone,
     a built-in error its type and message (so the replay raises the same error)."""
@@ -270,7 +263,7 @@ def _model_error(error: BaseException | None, scrub: Callable[[str], str]) -> st
     if isinstance(error, SimulatedModelError):
         return scrub(str(error))
     message = str(error.args[0]) if len(error.args) == 1 else str(error)
-    if type(error).__name__ in _RAISED and type(error) is getattr(builtins, type(error).__name__):
+    if type(error).__name__ in RAISABLE and type(error) is getattr(builtins, type(error).__name__):
         return {"type": type(error).__name__, "message": scrub(message)}
     text = str(error)
     return scrub(f"{type(error).__name__}: {text}" if text else type(error).__name__)

@@ -21,7 +21,7 @@ from typing import Any
 from handoff_sim._durations import parse_duration
 from handoff_sim._matchers import value_matches
 from handoff_sim.errors import ConfigurationError, PatternTimeoutError, ScriptError
-from handoff_sim.testing._steps import SimulatedModelError
+from handoff_sim.testing._steps import RAISABLE, SimulatedModelError
 
 __all__ = [
     "FAULTS",
@@ -35,18 +35,6 @@ __all__ = [
 
 FAULTS = ("raises", "timeout", "rate_limit", "malformed")
 """The keys of an outcome that play a fault instead of returning."""
-RAISABLE = (
-    "RuntimeError",
-    "ValueError",
-    "TypeError",
-    "KeyError",
-    "LookupError",
-    "PermissionError",
-    "TimeoutError",
-    "ConnectionError",
-    "OSError",
-)
-"""The builtin error types an outcome's ``raises`` may name."""
 MALFORMED = '{"result": '
 """What ``malformed: true`` returns: JSON cut off in the middle."""
 _OUTCOME_KEYS = ("returns", *FAULTS, "latency")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +12,14 @@ from handoff_sim._safe import JsonProblem, dump_json, error_message
 from handoff_sim.errors import ConfigurationError, PatternTimeoutError, ScriptAssertionError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, Usage
 
-__all__ = ["ScriptStep", "SimulatedModelError", "check_request", "parse_step", "parse_steps"]
+__all__ = [
+    "RAISABLE",
+    "ScriptStep",
+    "SimulatedModelError",
+    "check_request",
+    "parse_step",
+    "parse_steps",
+]
 
 _STEP_KEYS = {
     "text",
@@ -122,20 +130,19 @@ def parse_step(raw: Any, index: int, *, where: str | None = None) -> ScriptStep:
     return ScriptStep(response, None, latency, expect, raw.get("check"), **extra)
 
 
-_ERROR_TYPES: dict[str, type[Exception]] = {
-    cls.__name__: cls
-    for cls in (
-        RuntimeError,
-        ValueError,
-        TypeError,
-        KeyError,
-        LookupError,
-        PermissionError,
-        TimeoutError,
-        ConnectionError,
-        OSError,
-    )
-}
+RAISABLE = (
+    "RuntimeError",
+    "ValueError",
+    "TypeError",
+    "KeyError",
+    "LookupError",
+    "PermissionError",
+    "TimeoutError",
+    "ConnectionError",
+    "OSError",
+)
+"""The builtin error types a step's ``error`` and a fake tool's ``raises`` may name."""
+_ERROR_TYPES: dict[str, type[Exception]] = {name: getattr(builtins, name) for name in RAISABLE}
 """The built-in exceptions a step's ``error: {type, message}`` may raise (a fake tool's too)."""
 
 
