@@ -27,7 +27,8 @@ import statistics
 import tempfile
 import time
 
-from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent, check_invariants
+from handoff_sim import Agent, HandoffPolicy, SubAgent, check_invariants
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import AdversarialModel
 
 TARGET_RUNS_PER_SECOND = 500

@@ -24,6 +24,13 @@ from handoff_sim._version import __version__ as __version__
 if _typing.TYPE_CHECKING:
     from handoff_sim._agent import Agent, RunResult
     from handoff_sim._context import current_depth
+    from handoff_sim._errors._configuration import DuplicateToolNameError, ReservedPrefixError
+    from handoff_sim._errors._families import ConfigurationError
+    from handoff_sim._errors._run import (
+        HandoffDeniedError,
+        MaxStepsExceededError,
+        UnknownToolError,
+    )
     from handoff_sim._gates import (
         GateFailedError,
         GateReport,
@@ -46,20 +53,14 @@ if _typing.TYPE_CHECKING:
     from handoff_sim.adapters import Transfer
     from handoff_sim.errors import (
         CheckFailedError,
-        ConfigurationError,
         DataError,
-        DuplicateToolNameError,
-        HandoffDeniedError,
         HandoffSimError,
-        MaxStepsExceededError,
-        ReservedPrefixError,
         RunError,
         ScenarioError,
         ScriptError,
         SessionStoreError,
         SetupError,
         ToolCallError,
-        UnknownToolError,
     )
     from handoff_sim.events import Event
     from handoff_sim.messages import (
@@ -70,14 +71,11 @@ if _typing.TYPE_CHECKING:
         ToolSpec,
         Usage,
     )
-    from handoff_sim.simulation import Simulation, simulate
-    from handoff_sim.subagents import (
-        FailureAction,
-        HandoffPolicy,
-        SessionMode,
-        SubAgent,
-        normalize_tool_name,
-    )
+    from handoff_sim.simulation import Simulation
+    from handoff_sim.simulation._simulation import simulate
+    from handoff_sim.subagents._definition import SubAgent
+    from handoff_sim.subagents._naming import normalize_tool_name
+    from handoff_sim.subagents._policy import FailureAction, HandoffPolicy, SessionMode
     from handoff_sim.trace import Trace
 
 __all__ = [

@@ -28,18 +28,18 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
+from handoff_sim._errors._configuration import DuplicateToolNameError, ReservedPrefixError
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._models import ModelClient
 from handoff_sim._react_loop import LoopState, run_loop
 from handoff_sim._sessions import InMemorySessionStore, Session, SessionStore, load_session
 from handoff_sim._tools import Tool, ToolExecutor, ToolSetExecutor
-from handoff_sim.errors import (
-    ConfigurationError,
-    DuplicateToolNameError,
-    ReservedPrefixError,
-    RunError,
-)
+from handoff_sim.errors import RunError
 from handoff_sim.messages import Message, ToolSpec
-from handoff_sim.subagents import SUBAGENT_PREFIX, HandoffExecutor, HandoffPolicy, SubAgent
+from handoff_sim.subagents import HandoffExecutor
+from handoff_sim.subagents._definition import SubAgent
+from handoff_sim.subagents._naming import SUBAGENT_PREFIX
+from handoff_sim.subagents._policy import HandoffPolicy
 from handoff_sim.trace import Trace
 
 __all__ = ["Agent", "RunResult", "check_wiring", "override_agent_models", "require_agent"]

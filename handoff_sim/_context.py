@@ -17,10 +17,11 @@ from typing import Generic, TypeVar
 
 import msgspec
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._hooks import hookimpl, new_plugin_manager
 from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS, MAX_NESTING
 from handoff_sim._sessions import Session
-from handoff_sim.errors import BudgetExceededError, ConfigurationError
+from handoff_sim.errors import BudgetExceededError
 from handoff_sim.events import Event, EventStamp
 
 __all__ = [

@@ -34,7 +34,7 @@ from handoff_sim.events import (
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent
-    from handoff_sim.subagents import HandoffPolicy
+    from handoff_sim.subagents._policy import HandoffPolicy
 
 __all__ = ["Checker", "Invariant", "Violation"]
 

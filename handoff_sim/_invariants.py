@@ -29,7 +29,7 @@ from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent
-    from handoff_sim.subagents import HandoffPolicy
+    from handoff_sim.subagents._policy import HandoffPolicy
 
 __all__ = [
     "EXPECTED_RUN_ERRORS",

@@ -9,10 +9,11 @@ from types import CoroutineType
 from typing import TYPE_CHECKING
 
 from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim._errors._run import MaxStepsExceededError
 from handoff_sim._safe import describe_error
 from handoff_sim._sessions import try_save
 from handoff_sim._tool_calls import dedupe_call_ids, execute_calls
-from handoff_sim.errors import MaxStepsExceededError, SessionStoreError
+from handoff_sim.errors import SessionStoreError
 from handoff_sim.events import (
     ModelRequestEvent,
     ModelResponseEvent,

@@ -17,8 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._safe import describe_error
-from handoff_sim.errors import ConfigurationError
 
 __all__ = ["REFERENCE_PATTERN", "resolve_reference"]
 

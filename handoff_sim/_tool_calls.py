@@ -11,14 +11,10 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 
 from handoff_sim._context import Frame, RunEnvironment
+from handoff_sim._errors._run import HandoffDeniedError
 from handoff_sim._safe import JsonProblem, error_message, parse_arguments, text_of
 from handoff_sim._tools import ToolOutput, format_tool_error
-from handoff_sim.errors import (
-    BudgetExceededError,
-    HandoffDeniedError,
-    ScriptError,
-    SessionStoreError,
-)
+from handoff_sim.errors import BudgetExceededError, ScriptError, SessionStoreError
 from handoff_sim.events import ToolEndEvent, ToolStartEvent, ToolStatus
 from handoff_sim.messages import Message, ToolCall
 

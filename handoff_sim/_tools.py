@@ -9,8 +9,8 @@ from typing import Any, Protocol, overload, runtime_checkable
 
 from pydantic import BaseModel, ValidationError, create_model
 
+from handoff_sim._errors._run import UnknownToolError
 from handoff_sim._safe import JsonProblem, describe_error, dump_json, error_text, parse_json
-from handoff_sim.errors import UnknownToolError
 from handoff_sim.messages import ToolCall, ToolSpec
 
 __all__ = [

@@ -157,7 +157,7 @@ def assert_retry_count(
 
 
 def _seconds(value: float | str) -> float:
-    from handoff_sim.simulation import parse_duration
+    from handoff_sim._durations import parse_duration
 
     return parse_duration(value)
 

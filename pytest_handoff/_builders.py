@@ -10,17 +10,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast, overload
 
-from handoff_sim import (
-    Agent,
-    Event,
-    HandoffPolicy,
-    Simulation,
-    SubAgent,
-    Tool,
-    Trace,
-    hookimpl,
-)
+from handoff_sim import Agent, HandoffPolicy, SubAgent, Tool, Trace, hookimpl
 from handoff_sim.errors import UnconsumedStepsError
+from handoff_sim.events import Event
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 
 __all__ = ["AgentBuilder", "EventRecorder", "ScriptedModelFactory", "VirtualClock", "delegate"]

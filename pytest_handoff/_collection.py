@@ -19,7 +19,9 @@ import pytest
 from handoff_sim.errors import CheckFailedError
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import Discovery, LoadedScenario, ModelFactory, Problem
+    from handoff_sim.scenarios import LoadedScenario, Problem
+    from handoff_sim.scenarios._build import ModelFactory
+    from handoff_sim.scenarios._load import Discovery
 
 from pytest_handoff._keys import BROKEN_FILES, SCENARIO_DIRS
 
@@ -94,7 +96,7 @@ class ScenarioFile(pytest.File):
 
     def _item(self, scenario: LoadedScenario) -> ScenarioItem:
         marks = [getattr(pytest.mark, _SCENARIO_MARK)(scenario.name)]
-        from handoff_sim.scenarios import tag_problem
+        from handoff_sim.scenarios._schema import tag_problem
 
         for index, tag in enumerate(scenario.tags):
             problem = tag_problem(tag)  # the loader refuses these too; never trust a marker
@@ -115,7 +117,7 @@ def _model_kind_problems(config: pytest.Config, scenarios: list[LoadedScenario])
 
     A scenario that a plugin's ``pytest_handoff_runtime`` runs is left to that runtime.
     """
-    from handoff_sim.scenarios import model_kind_problems
+    from handoff_sim.scenarios._build import model_kind_problems
     from pytest_handoff._execute import _ModelHook
 
     def factories(scenario: LoadedScenario) -> list[ModelFactory] | None:
@@ -196,7 +198,7 @@ class ScenarioItem(pytest.Function):
     ) -> Any:
         """The scenario report, or a scenario error, as plain text; other errors (a hook's,
         a runtime's) keep pytest's usual traceback."""
-        from handoff_sim.scenarios import ScenarioError
+        from handoff_sim.errors import ScenarioError
 
         if isinstance(excinfo.value, ScenarioFailed | ScenarioError):
             from pytest_handoff._failure import failure_repr

@@ -155,8 +155,8 @@ def _compare_snapshot(request: Any, result: ScenarioResult) -> str | None:
 def snapshot_difference(assertion: Any) -> str:
     """A plain-text account of a failed snapshot assertion (syrupy's diff is colored)."""
     location = assertion.snapshot_location
-    from handoff_sim.scenarios import describe_error
-    from handoff_sim.trace import escape_value
+    from handoff_sim._terminal import escape_value
+    from handoff_sim.scenarios._expect import describe_error
 
     if assertion.exception is not None:
         error = assertion.exception

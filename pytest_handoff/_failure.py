@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from _pytest._code.code import ExceptionChainRepr, ReprEntryNative, ReprFileLocation, ReprTraceback
 
-from handoff_sim.trace import escape_text, escape_value
+from handoff_sim._terminal import escape_text, escape_value
 from pytest_handoff._keys import OUTCOMES
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def relative_text(text: str, path: Path, shown: str) -> str:
 
 def crash_message(outcome: Outcome) -> tuple[int, str]:
     """The line of the first failed expectation and a one-line reason naming it."""
-    from handoff_sim.scenarios import show
+    from handoff_sim.scenarios._expect import show
 
     scenario = outcome.result.scenario
     mismatches = outcome.result.mismatches

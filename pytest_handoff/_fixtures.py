@@ -23,10 +23,10 @@ import pytest
 if TYPE_CHECKING:
     from syrupy.assertion import SnapshotAssertion
 
-    from handoff_sim import Simulation
-    from handoff_sim.adapters.openai_agents import OpenAIAgentsCapture
-    from handoff_sim.adapters.pydantic_ai import PydanticAICapture
-    from handoff_sim.fuzzing import PolicyFuzzer
+    from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture
+    from handoff_sim.adapters._pai_capture import PydanticAICapture
+    from handoff_sim.fuzzing._policy import PolicyFuzzer
+    from handoff_sim.simulation import Simulation
     from pytest_handoff._builders import (
         AgentBuilder,
         EventRecorder,
@@ -90,7 +90,7 @@ def simulation(
 
     ``event_recorder`` and ``pytest_handoff_event`` implementations observe its runs.
     """
-    from handoff_sim import Simulation
+    from handoff_sim.simulation import Simulation
     from pytest_handoff._execute import hook_observers
 
     options: dict[str, Any] = {}
@@ -135,7 +135,7 @@ def run_scenario(request: pytest.FixtureRequest) -> ScenarioRunner:
 @pytest.fixture
 def handoff_fuzz() -> PolicyFuzzer:
     """Fuzz your policy in a few lines: ``handoff_fuzz.check({"max_depth": 2})`` (issue 5)."""
-    from handoff_sim.fuzzing import PolicyFuzzer
+    from handoff_sim.fuzzing._policy import PolicyFuzzer
 
     return PolicyFuzzer()
 

@@ -16,7 +16,8 @@ import pytest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from handoff_sim.scenarios import LoadedScenario, ModelFactory, ScenarioRun, ScenarioRuntime
+    from handoff_sim.scenarios import LoadedScenario, ScenarioRun, ScenarioRuntime
+    from handoff_sim.scenarios._build import ModelFactory
 
 __all__ = ["configure", "framework_runtime"]
 
@@ -26,7 +27,8 @@ _CHOSEN = pytest.StashKey[str]()  # the chosen runtime's name
 
 def configure(config: pytest.Config, name: str) -> None:
     """Check the runtime name and its extra; a wrong name or a missing extra is a usage error."""
-    from handoff_sim.adapters import MissingExtraError, UnknownRuntimeError, runtime_factory
+    from handoff_sim.adapters import MissingExtraError, runtime_factory
+    from handoff_sim.adapters._registry import UnknownRuntimeError
 
     try:
         factory = runtime_factory(name)
@@ -63,7 +65,9 @@ def framework_runtime(
     factory = config.stash.get(_FACTORY, None)
     if factory is None and scenario.spec.recorded is None:
         return None
-    from handoff_sim.adapters import DEFAULT_RUNTIME, ScenarioNotApplicable, runtime_for
+    from handoff_sim.adapters import ScenarioNotApplicable
+    from handoff_sim.adapters._recorded_runtime import runtime_for
+    from handoff_sim.adapters._registry import DEFAULT_RUNTIME
 
     chosen = config.stash.get(_CHOSEN, DEFAULT_RUNTIME)
     try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import Discovery
+    from handoff_sim.scenarios._load import Discovery
     from pytest_handoff._execute import Outcome
 
 __all__ = ["BROKEN_FILES", "DISCOVERY", "OUTCOMES", "SCENARIO_DIRS"]

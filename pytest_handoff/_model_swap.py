@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, overload
 
 if TYPE_CHECKING:
     from handoff_sim import Agent, ModelClient
-    from handoff_sim.adapters import FrameworkTree
-    from handoff_sim.testing import AgentTree
+    from handoff_sim.adapters._model_swap import FrameworkTree
+    from handoff_sim.testing._overrides import AgentTree
 
 __all__ = ["ModelSwap"]
 

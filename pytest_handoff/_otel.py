@@ -29,7 +29,7 @@ class _Recorder:
     """Keeps the traces of scenario results and writes them at the end of the session."""
 
     def __init__(self, config: pytest.Config, path: Path) -> None:
-        from handoff_sim.otel import OtelSuite  # without the extra: MissingExtraError, now
+        from handoff_sim.otel._suite import OtelSuite  # without the extra: MissingExtraError, now
 
         self.config = config
         self.suite = OtelSuite(path)

@@ -6,8 +6,7 @@ replay's own errors.
 
 from __future__ import annotations
 
-from handoff_sim import ScriptError
-from handoff_sim.recording import RecordingError
+from handoff_sim.errors import RecordingError, ScriptError
 
 __all__ = ["MissingRecordingError", "RealModelBlockedError"]
 

@@ -31,7 +31,7 @@ class HandoffAssertionError(CheckFailedError, AssertionError):
 
 def _fail(message: str) -> NoReturn:
     __tracebackhide__ = True
-    from handoff_sim.trace import escape_text
+    from handoff_sim._terminal import escape_text
 
     raise HandoffAssertionError(escape_text(message))  # no control character reaches a terminal
 
@@ -53,7 +53,7 @@ def _trace(source: object, helper: str) -> Trace:
 def _shown(value: object) -> str:
     """``value`` for a place in a message line: its control characters (line breaks too)
     shown as escapes, so a name from a trace cannot start a line or move the cursor."""
-    from handoff_sim.trace import escape_value
+    from handoff_sim._terminal import escape_value
 
     return escape_value(value)
 

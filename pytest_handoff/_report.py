@@ -143,7 +143,7 @@ class ReportPlugin:
 def _read_entry(data: dict[str, Any]) -> ReportEntry:
     """The entry a report carried; one that does not read back is shown as an error
     entry saying why, so the rest of the report is still written."""
-    from handoff_sim.errors import ConfigurationError
+    from handoff_sim import ConfigurationError
     from handoff_sim.report import ReportEntry, entry_from_error
 
     try:

@@ -21,7 +21,7 @@ import pytest
 from pytest_handoff._keys import BROKEN_FILES, DISCOVERY, OUTCOMES, SCENARIO_DIRS
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import Discovery
+    from handoff_sim.scenarios._load import Discovery
 
 __all__: list[str] = []  # pytest finds the hooks by name; nothing here is imported by users
 
@@ -154,7 +154,7 @@ def _refuse_outputs_over_inputs(config: pytest.Config, dirs: list[Path]) -> None
     ]
     if not outputs:
         return
-    from handoff_sim.scenarios import output_problems
+    from handoff_sim.scenarios._load import output_problems
 
     problems = output_problems(outputs, dirs)
     if problems:
@@ -198,7 +198,7 @@ def _discovery(config: pytest.Config) -> Discovery:
     """The scenario files of every scenario directory, each once (walked on first use)."""
     found = config.stash.get(DISCOVERY, None)
     if found is None:
-        from handoff_sim.scenarios import discover
+        from handoff_sim.scenarios._load import discover
 
         dirs: tuple[Path, ...] = config.stash.get(SCENARIO_DIRS, ())
         found = config.stash[DISCOVERY] = discover(dirs)

@@ -14,17 +14,10 @@ from typing import Any, TypeVar
 
 import pytest
 
-from handoff_sim import (
-    Agent,
-    HandoffPolicy,
-    Simulation,
-    SubAgent,
-    ToolCall,
-    Trace,
-    UnknownToolError,
-)
+from handoff_sim import Agent, HandoffPolicy, SubAgent, ToolCall, Trace, UnknownToolError
 from handoff_sim.events import HandoffEndEvent, HandoffStartEvent
 from handoff_sim.messages import ModelRequest
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import FunctionModel, ScriptedModel
 
 E = TypeVar("E", bound=BaseException)

@@ -13,13 +13,13 @@ from handoff_sim import (
     HandoffPolicy,
     MaxStepsExceededError,
     ModelClient,
-    Simulation,
     SubAgent,
     Tool,
     simulate,
 )
 from handoff_sim.errors import InvalidNameError, ModelResponseError, RunError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel, SimulatedModelError
 from tests._helpers import call, delegate, leaf, run_raising, tool_results, turn
 

@@ -6,7 +6,8 @@ import asyncio
 
 import pytest
 
-from handoff_sim import Agent, ConfigurationError, HandoffPolicy, Simulation, SubAgent, simulate
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, SubAgent, simulate
+from handoff_sim.simulation import Simulation
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
 from handoff_sim.testing import SchemaModel, ScriptedModel, override_models

@@ -10,23 +10,25 @@ from dataclasses import dataclass
 import pytest
 
 import handoff_sim.errors
-from handoff_sim.errors import (
+from handoff_sim import (
     ConfigurationError,
     DuplicateToolNameError,
     HandoffDeniedError,
+    MaxStepsExceededError,
+    ReservedPrefixError,
+    UnknownToolError,
+)
+from handoff_sim.errors import (
     HandoffSimError,
     HandoffTimeoutError,
     InputFilterError,
     InvalidNameError,
-    MaxStepsExceededError,
     PolicyError,
-    ReservedPrefixError,
     RunError,
     ScriptAssertionError,
     ScriptError,
     ScriptExhaustedError,
     UnconsumedStepsError,
-    UnknownToolError,
     VirtualDeadlineError,
     VirtualDeadlockError,
     VirtualTimeError,

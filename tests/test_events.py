@@ -16,7 +16,6 @@ from handoff_sim import (
     FailureAction,
     HandoffDeniedError,
     HandoffPolicy,
-    Simulation,
     SubAgent,
     ToolCall,
     Trace,
@@ -34,6 +33,7 @@ from handoff_sim.events import (
     HandoffReason,
 )
 from handoff_sim.messages import ModelRequest
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from pytest_handoff import assert_denied
 from tests._helpers import (

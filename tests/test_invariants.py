@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent, Trace, tool
+from handoff_sim import Agent, HandoffPolicy, SubAgent, Trace, tool
 from handoff_sim._invariants import (
     Invariant,
     InvariantViolationError,
@@ -16,8 +16,10 @@ from handoff_sim._invariants import (
     check_messages,
 )
 from handoff_sim.events import Event, HandoffAttemptStartEvent, HandoffEndEvent, ToolStartEvent
-from handoff_sim.fuzzing import DropEvents, FaultyRecorder
+from handoff_sim.fuzzing import FaultyRecorder
+from handoff_sim.fuzzing._faults import DropEvents
 from handoff_sim.messages import Message, ToolCall
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 
 

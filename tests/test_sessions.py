@@ -9,16 +9,16 @@ import pytest
 from handoff_sim import (
     Agent,
     ConfigurationError,
-    InMemorySessionStore,
     JsonlSessionStore,
     Session,
     SessionStore,
-    SessionStoreError,
-    Simulation,
     SubAgent,
     simulate,
 )
+from handoff_sim._sessions import InMemorySessionStore
+from handoff_sim.errors import SessionStoreError
 from handoff_sim.messages import Message, ToolCall
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel, SimulatedModelError
 from tests._helpers import delegate, leaf, parent_of, run_raising, starts, turn
 

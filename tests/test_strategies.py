@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from handoff_sim import Agent, HandoffPolicy, SubAgent, normalize_tool_name
 from handoff_sim import strategies as hs
-from handoff_sim.fuzzing import ADVERSARIAL_KNOBS
+from handoff_sim.fuzzing._case import ADVERSARIAL_KNOBS
 from handoff_sim.scenarios import ScenarioSpec
 from handoff_sim.testing import ScriptedModel
 from pytest_handoff._hypothesis import _hypothesis_setup_hook

@@ -13,11 +13,11 @@ from handoff_sim import (
     ReservedPrefixError,
     Tool,
     ToolCall,
-    ToolSetExecutor,
     UnknownToolError,
     simulate,
     tool,
 )
+from handoff_sim._tools import ToolSetExecutor
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, tool_results, turn
 

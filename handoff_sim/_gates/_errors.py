@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._terminal import escape_value
-from handoff_sim.errors import CheckFailedError, ConfigurationError
+from handoff_sim.errors import CheckFailedError
 from handoff_sim.scenarios import Problem
 
 if TYPE_CHECKING:

@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from handoff_sim._gates._errors import GateSpecError
 from handoff_sim._gates._spec import Gates, LatencyGates, Thresholds
-from handoff_sim.scenarios import FieldPath, ParsedYaml, Problem, dotted, parse_yaml
+from handoff_sim.scenarios import Problem
+from handoff_sim.scenarios._load import FieldPath, ParsedYaml, dotted, parse_yaml
 
 __all__ = ["SHORT_NAMES", "gates_from", "load_gates", "parse_gate_options"]
 

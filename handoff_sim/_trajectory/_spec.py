@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, cast, get_args
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._matchers import is_matcher
-from handoff_sim.errors import ConfigurationError
 
 __all__ = [
     "ARGS_MODES",

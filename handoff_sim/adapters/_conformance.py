@@ -20,14 +20,9 @@ from typing import Literal
 from handoff_sim.adapters._errors import ScenarioNotApplicable
 from handoff_sim.adapters._registry import RUNTIME_NAMES, runtime_factory
 from handoff_sim.errors import CheckFailedError
-from handoff_sim.scenarios import (
-    LoadedScenario,
-    Mismatch,
-    ScenarioError,
-    load_path,
-    run_scenario,
-    show,
-)
+from handoff_sim.scenarios import LoadedScenario, load_path, run_scenario
+from handoff_sim.scenarios._errors import ScenarioError
+from handoff_sim.scenarios._expect import Mismatch, show
 
 __all__ = [
     "DIFFERENCES",

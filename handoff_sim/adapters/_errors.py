@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-from handoff_sim.errors import ConfigurationError, RunError, ScenarioError, SetupError
+from handoff_sim._errors._families import ConfigurationError
+from handoff_sim.errors import RunError, ScenarioError, SetupError
 
 __all__ = ["CaptureError", "MissingExtraError", "ScenarioNotApplicable", "require_extra"]
 

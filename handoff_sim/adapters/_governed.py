@@ -25,22 +25,17 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
+from handoff_sim._errors._run import UnknownToolError
 from handoff_sim._safe import JsonProblem, describe_error, parse_json
 from handoff_sim._sessions import Session
 from handoff_sim._tools import ToolOutput
 from handoff_sim.adapters._capture import Adoption, adopting
 from handoff_sim.adapters._recording import RunRecord, recorder_for
-from handoff_sim.errors import UnknownToolError
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import (
-    HandoffExecutor,
-    HandoffPolicy,
-    Refusal,
-    SessionMode,
-    SubAgent,
-    envelope,
-    resolve_input,
-)
+from handoff_sim.subagents import HandoffExecutor
+from handoff_sim.subagents._definition import Refusal, SubAgent
+from handoff_sim.subagents._input import envelope, resolve_input
+from handoff_sim.subagents._policy import HandoffPolicy, SessionMode
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

@@ -26,12 +26,9 @@ from handoff_sim.adapters._errors import GovernanceError
 from handoff_sim.adapters._governed import Fallback, FrameworkMount, Governor
 from handoff_sim.adapters._lg_model import agent_of
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import (
-    HandoffPolicy,
-    check_explicit_tool_name,
-    normalize_tool_name,
-    resolve_input,
-)
+from handoff_sim.subagents._input import resolve_input
+from handoff_sim.subagents._naming import check_explicit_tool_name, normalize_tool_name
+from handoff_sim.subagents._policy import HandoffPolicy
 
 __all__ = ["DelegationArgs", "governed", "langgraph_retryable", "last_text"]
 

@@ -30,14 +30,16 @@ from handoff_sim._context import (
     use_environment,
     use_frame,
 )
+from handoff_sim._errors._run import HandoffDeniedError
 from handoff_sim._sessions import Session
 from handoff_sim._tools import ToolOutput
 from handoff_sim.adapters._capture import current_tool
 from handoff_sim.adapters._errors import GovernanceError
 from handoff_sim.adapters._governed import NoPrimary, TransferMount
-from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import FailureAction, HandoffExecutor, HandoffPolicy, Refusal
+from handoff_sim.subagents import HandoffExecutor
+from handoff_sim.subagents._definition import Refusal
+from handoff_sim.subagents._policy import FailureAction, HandoffPolicy
 
 __all__ = ["HANDOFF_DESTINATION", "governed_handoffs"]
 

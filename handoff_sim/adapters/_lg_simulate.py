@@ -11,7 +11,7 @@ from handoff_sim.adapters._lg_capture import LangGraphCapture
 from handoff_sim.adapters._lg_determinism import seeded_ids
 from handoff_sim.adapters._lg_sync import SyncInvokeError, refusing_sync_entry_points
 from handoff_sim.adapters._simulate import SimulatedRun, simulate_with
-from handoff_sim.simulation import DEFAULT_DEADLINE
+from handoff_sim.simulation._simulation import DEFAULT_DEADLINE
 
 __all__ = ["simulate_run"]
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.adapters._simulate import RunInput, T, note_failure
-from handoff_sim.errors import ConfigurationError
 
 __all__ = ["SYNC_MESSAGE", "SyncInvokeError", "refusing_sync_entry_points", "sync_refusal"]
 

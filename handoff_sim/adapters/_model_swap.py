@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from handoff_sim.errors import ConfigurationError
+from handoff_sim._errors._families import ConfigurationError
 
 __all__ = ["ANY_AGENT", "FrameworkTree", "assign_models", "walk"]
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from handoff_sim._context import current_frame
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._models import ModelClient
 from handoff_sim.adapters._capture import current_model_mark, current_record
-from handoff_sim.errors import ConfigurationError, ModelResponseError
+from handoff_sim.errors import ModelResponseError
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
 
 __all__ = ["ModelBridge", "last_user_text"]

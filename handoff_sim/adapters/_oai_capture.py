@@ -51,7 +51,7 @@ from handoff_sim.adapters._capture import (
 from handoff_sim.adapters._recording import Delegation, RunRecord, Slot
 from handoff_sim.events import RunStatus
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import resolve_input
+from handoff_sim.subagents._input import resolve_input
 
 __all__ = ["DeniedTransfer", "OpenAIAgentsCapture", "current_denial", "set_denial"]
 

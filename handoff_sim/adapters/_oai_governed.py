@@ -20,13 +20,13 @@ from agents.exceptions import (
 from agents.tool import FunctionTool, default_tool_error_function
 from agents.tool_context import ToolContext
 
+from handoff_sim._errors._run import HandoffDeniedError
 from handoff_sim.adapters._capture import active_capture, current_tool
 from handoff_sim.adapters._errors import GovernanceError
 from handoff_sim.adapters._governed import Fallback, FrameworkMount, Governor
 from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture
-from handoff_sim.errors import HandoffDeniedError
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import HandoffPolicy
+from handoff_sim.subagents._policy import HandoffPolicy
 
 __all__ = ["HandoffDeniedInRunError", "governed", "in_run", "sdk_retryable"]
 

@@ -16,8 +16,8 @@ from typing import Any
 from agents import Agent
 from agents.tool import FunctionTool
 
-from handoff_sim.errors import ConfigurationError
-from handoff_sim.subagents import normalize_tool_name
+from handoff_sim._errors._families import ConfigurationError
+from handoff_sim.subagents._naming import normalize_tool_name
 
 __all__ = ["SdkGraph", "sdk_graph"]
 

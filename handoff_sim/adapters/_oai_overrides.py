@@ -16,9 +16,9 @@ from typing import Any
 from agents import Agent, Handoff
 from agents.models.interface import Model
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.adapters._model_swap import FrameworkTree, assign_models, walk
 from handoff_sim.adapters._oai_model import SimModel
-from handoff_sim.errors import ConfigurationError
 
 __all__ = ["agent_graph", "override_models"]
 

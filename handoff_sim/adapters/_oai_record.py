@@ -37,6 +37,7 @@ from openai.types.responses import (
 )
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.adapters._call_recorder import ModelCallRecorder
 from handoff_sim.adapters._capture import ModelMark, current_record, marking_model_call
 from handoff_sim.adapters._model_swap import FrameworkTree
@@ -46,7 +47,6 @@ from handoff_sim.adapters._oai_graph import SdkGraph, sdk_graph
 from handoff_sim.adapters._oai_model import neutral_view, note_offer
 from handoff_sim.adapters._oai_overrides import agent_graph
 from handoff_sim.adapters._record_tools import wants_tools
-from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, Usage
 
 __all__ = [

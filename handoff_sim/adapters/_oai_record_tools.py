@@ -25,13 +25,14 @@ from agents import Agent, get_current_span
 from agents.tool import FunctionTool
 from agents.tool_context import ToolContext
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._safe import describe_error
 from handoff_sim.adapters._capture import current_tool
 from handoff_sim.adapters._model_swap import FrameworkTree
 from handoff_sim.adapters._oai_overrides import agent_graph
 from handoff_sim.adapters._record_tools import ToolCallRecorder, recorded_call, served_answer
 from handoff_sim.adapters._simulate import note_failure
-from handoff_sim.errors import ConfigurationError, HandoffSimError
+from handoff_sim.errors import HandoffSimError
 
 __all__ = ["recorded_tools", "replayed_tools"]
 

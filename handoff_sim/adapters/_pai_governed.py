@@ -21,12 +21,9 @@ from handoff_sim.adapters._pai_results import (
     new_outcome,
 )
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import (
-    HandoffPolicy,
-    check_explicit_tool_name,
-    normalize_tool_name,
-    resolve_input,
-)
+from handoff_sim.subagents._input import resolve_input
+from handoff_sim.subagents._naming import check_explicit_tool_name, normalize_tool_name
+from handoff_sim.subagents._policy import HandoffPolicy
 
 __all__ = ["governed"]
 

@@ -34,7 +34,7 @@ from handoff_sim.adapters._pai_results import (
 )
 from handoff_sim.adapters._recording import RunRecord
 from handoff_sim.messages import ToolCall
-from handoff_sim.subagents import HandoffPolicy
+from handoff_sim.subagents._policy import HandoffPolicy
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

@@ -19,10 +19,10 @@ from typing import Any
 from pydantic_ai import Agent
 from pydantic_ai.models import Model
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.adapters._governed import FrameworkMount, Governor
 from handoff_sim.adapters._model_swap import FrameworkTree, assign_models, walk
 from handoff_sim.adapters._pai_model import SimModel
-from handoff_sim.errors import ConfigurationError
 
 __all__ = ["agent_graph", "override_models"]
 

@@ -26,12 +26,13 @@ from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
-from handoff_sim import ModelRequest, ModelResponse, ToolCall, Usage
+from handoff_sim import ModelRequest, ModelResponse, ToolCall
 from handoff_sim._context import current_frame
 from handoff_sim.adapters._call_recorder import ModelCallRecorder
 from handoff_sim.adapters._capture import current_model_mark, current_record
 from handoff_sim.adapters._models import last_user_text
 from handoff_sim.adapters._pai_model import SimModel, neutral_view, output_tool_names
+from handoff_sim.messages import Usage
 
 __all__ = ["ModelCallRecorder", "RecordingModel", "neutral_response"]
 

@@ -26,10 +26,10 @@ from pydantic_ai.messages import ToolReturnPart
 from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 from pydantic_core import to_json
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.adapters._model_swap import FrameworkTree
 from handoff_sim.adapters._pai_overrides import agent_graph
 from handoff_sim.adapters._record_tools import ToolCallRecorder, recorded_call, served_answer
-from handoff_sim.errors import ConfigurationError
 
 __all__ = ["RecordingToolset", "ReplayingToolset", "recorded_tools", "replayed_tools"]
 

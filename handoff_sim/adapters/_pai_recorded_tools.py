@@ -22,7 +22,8 @@ from pydantic_ai.usage import UsageLimits
 from handoff_sim._safe import JsonProblem, parse_json
 from handoff_sim.adapters._pai_governed_tool import governed_tool
 from handoff_sim.adapters._scenario_runtime import AgentPlan, MountPlan
-from handoff_sim.scenarios import ScenarioSpec, ScriptModelSpec, StepSpec
+from handoff_sim.scenarios import ScenarioSpec
+from handoff_sim.scenarios._schema import ScriptModelSpec, StepSpec
 
 __all__ = ["DEFAULT_PARAMETER", "recorded_delegation", "recorded_parameters"]
 

@@ -16,7 +16,8 @@ from handoff_sim.adapters._errors import MissingExtraError, ScenarioNotApplicabl
 from handoff_sim.adapters._registry import DEFAULT_RUNTIME, RuntimeFactory, runtime_factory
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import LoadedScenario, ModelFactory, ScenarioRuntime
+    from handoff_sim.scenarios import LoadedScenario, ScenarioRuntime
+    from handoff_sim.scenarios._build import ModelFactory
 
 __all__ = ["runtime_for"]
 

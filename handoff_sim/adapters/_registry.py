@@ -12,11 +12,12 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from handoff_sim.errors import ConfigurationError
+from handoff_sim._errors._families import ConfigurationError
 
 if TYPE_CHECKING:
     from handoff_sim.adapters._model_swap import FrameworkTree
-    from handoff_sim.scenarios import ModelFactory, ScenarioRuntime
+    from handoff_sim.scenarios import ScenarioRuntime
+    from handoff_sim.scenarios._build import ModelFactory
 
 __all__ = [
     "DEFAULT_RUNTIME",

@@ -29,29 +29,21 @@ from handoff_sim.adapters._governed import Fallback
 from handoff_sim.adapters._simulate import simulate_with
 from handoff_sim.errors import HandoffSimError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
-from handoff_sim.scenarios import (
-    AgentSpec,
+from handoff_sim.scenarios import LoadedScenario, ScenarioRun, ScenarioSpec
+from handoff_sim.scenarios._build import (
     CatchAllExecutor,
-    LoadedScenario,
     ModelFactory,
-    ScenarioRun,
-    ScenarioSpec,
-    ScriptModelSpec,
-    StepSpec,
-    SubAgentSpec,
     ToolRuns,
     build_models,
     build_policy,
     fake_tool,
     unused_recorded_steps,
 )
-from handoff_sim.simulation import DEFAULT_DEADLINE
-from handoff_sim.subagents import (
-    HandoffPolicy,
-    check_explicit_tool_name,
-    normalize_tool_name,
-    resolve_input,
-)
+from handoff_sim.scenarios._schema import AgentSpec, ScriptModelSpec, StepSpec, SubAgentSpec
+from handoff_sim.simulation._simulation import DEFAULT_DEADLINE
+from handoff_sim.subagents._input import resolve_input
+from handoff_sim.subagents._naming import check_explicit_tool_name, normalize_tool_name
+from handoff_sim.subagents._policy import HandoffPolicy
 from handoff_sim.trace import Trace
 
 __all__ = [

@@ -42,7 +42,7 @@ from handoff_sim.adapters._oai_sync import (  # noqa: E402
     refusing_sync_entry_points,
 )
 from handoff_sim.adapters._simulate import RunInput, SimulatedRun, T, simulate_with  # noqa: E402
-from handoff_sim.simulation import DEFAULT_DEADLINE  # noqa: E402
+from handoff_sim.simulation._simulation import DEFAULT_DEADLINE  # noqa: E402
 
 __all__ = [
     "FrameworkRecording",

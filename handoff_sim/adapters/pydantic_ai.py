@@ -48,7 +48,7 @@ from handoff_sim.adapters._simulate import (  # noqa: E402
     T,
     simulate_with,
 )
-from handoff_sim.simulation import DEFAULT_DEADLINE  # noqa: E402
+from handoff_sim.simulation._simulation import DEFAULT_DEADLINE  # noqa: E402
 
 __all__ = [
     "PydanticAICapture",

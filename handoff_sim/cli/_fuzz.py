@@ -18,17 +18,12 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from handoff_sim._durations import shown
 from handoff_sim._limits import MAX_SECONDS
-from handoff_sim.fuzzing import (
-    FAULTS,
-    Fault,
-    FuzzFailure,
-    FuzzStats,
-    ScenarioOptions,
-    case_of,
-    check_case,
-    seeded_search,
-    write_reproducer,
-)
+from handoff_sim.fuzzing import FAULTS, FuzzFailure, ScenarioOptions
+from handoff_sim.fuzzing._case import case_of, check_case
+from handoff_sim.fuzzing._faults import Fault
+from handoff_sim.fuzzing._repro import write_reproducer
+from handoff_sim.fuzzing._seeded import seeded_search
+from handoff_sim.fuzzing._stats import FuzzStats
 
 if TYPE_CHECKING:
     from handoff_sim.scenarios import LoadedScenario
@@ -222,7 +217,7 @@ class _Session:
         folders = self.options.scenarios
         if folders is None:
             folders = ["scenarios"] if Path("scenarios").is_dir() else []
-        from handoff_sim.scenarios import ScenarioError
+        from handoff_sim.scenarios._errors import ScenarioError
 
         for folder in folders:
             for case, source in self._load(folder):
@@ -238,7 +233,8 @@ class _Session:
                     self.fail(FuzzFailure(case, result.violations, self.options.inject_fault))
 
     def _load(self, folder: str) -> list[tuple[dict[str, Any], LoadedScenario]]:
-        from handoff_sim.scenarios import ScenarioError, load_path
+        from handoff_sim.scenarios import load_path
+        from handoff_sim.scenarios._errors import ScenarioError
 
         try:
             loaded = load_path(folder)

@@ -33,10 +33,12 @@ from handoff_sim.cli._report import CommandReport
 from handoff_sim.cli._run_output import NORMAL, QUIET, VERBOSE, RunOutput
 
 if TYPE_CHECKING:
-    from handoff_sim.adapters import RuntimeFactory
+    from handoff_sim.adapters._registry import RuntimeFactory
     from handoff_sim.cli._plugins import CommandPlugins
-    from handoff_sim.otel import OtelSuite
-    from handoff_sim.scenarios import LoadedScenario, ModelFactory, PolicySpec, ScenarioRuntime
+    from handoff_sim.otel._suite import OtelSuite
+    from handoff_sim.scenarios import LoadedScenario, ScenarioRuntime
+    from handoff_sim.scenarios._build import ModelFactory
+    from handoff_sim.scenarios._schema import PolicySpec
 
 __all__ = ["main"]
 
@@ -98,7 +100,7 @@ def _plugins(args: argparse.Namespace) -> CommandPlugins | None:
 
 def _scenario_files(paths: Sequence[str], err: TextIO) -> tuple[list[Path], int]:
     """The files to load, each once; every broken path or link is reported and counted."""
-    from handoff_sim.scenarios import discover
+    from handoff_sim.scenarios._load import discover
 
     found = discover(paths)
     for problem in found.problems:
@@ -111,7 +113,8 @@ def _load(path: Path, plugins: CommandPlugins, err: TextIO) -> list[LoadedScenar
 
     Model kinds are checked here, with the plugins' factories, as pytest collection does.
     """
-    from handoff_sim.scenarios import ScenarioFileError, load_file, model_kind_problems
+    from handoff_sim.scenarios import ScenarioFileError, load_file
+    from handoff_sim.scenarios._build import model_kind_problems
 
     try:
         loaded = load_file(path)
@@ -152,7 +155,7 @@ class _Tally:
 def _outputs_refused(args: argparse.Namespace) -> bool:
     """Whether ``--html`` or ``--otel`` is refused (each reason printed): it is one of the
     inputs, a ``.yaml`` in a scenario directory, or the other option's file."""
-    from handoff_sim.scenarios import output_problems
+    from handoff_sim.scenarios._load import output_problems
 
     problems = output_problems([("--html", args.html), ("--otel", args.otel)], args.paths)
     for problem in problems:
@@ -209,7 +212,7 @@ class _ChosenRuntime:
     def for_scenario(
         self, scenario: LoadedScenario, factories: Sequence[ModelFactory]
     ) -> ScenarioRuntime | None:
-        from handoff_sim.adapters import runtime_for
+        from handoff_sim.adapters._recorded_runtime import runtime_for
 
         return runtime_for(scenario, self.name, self.factory, factories)
 
@@ -244,7 +247,8 @@ def _run_one(
     policies: Mapping[str, PolicySpec] | None = None,
 ) -> None:
     from handoff_sim.adapters import ScenarioNotApplicable
-    from handoff_sim.scenarios import ScenarioError, run_scenario
+    from handoff_sim.scenarios import run_scenario
+    from handoff_sim.scenarios._errors import ScenarioError
 
     factories = plugins.model_factories(scenario)
     runtime = plugins.runtime(scenario)
@@ -321,7 +325,8 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from handoff_sim.scenarios import ScenarioError, run_scenario
+    from handoff_sim.scenarios import run_scenario
+    from handoff_sim.scenarios._errors import ScenarioError
 
     err = sys.stderr
     plugins = _plugins(args)

@@ -23,7 +23,7 @@ from handoff_sim._terminal import escape_value
 from handoff_sim.cli._check_gates import add_gate_arguments, check_trace_gates, chosen_gates
 
 if TYPE_CHECKING:
-    from handoff_sim.otel import OtelSuite
+    from handoff_sim.otel._suite import OtelSuite
     from handoff_sim.scenarios import LoadedScenario, ScenarioResult
     from handoff_sim.trace import ImportedTrace, Trace
 
@@ -215,7 +215,7 @@ def _pairs(
     traces: list[ImportedTrace], expect: str, err: TextIO
 ) -> list[tuple[ImportedTrace, LoadedScenario | None]] | None:
     """Each trace with the scenario it is checked against (``None``: invariants only)."""
-    from handoff_sim.scenarios import ScenarioError
+    from handoff_sim.scenarios._errors import ScenarioError
 
     try:
         scenarios = load_expectations(expect)
@@ -291,7 +291,8 @@ def load_expectations(path: str | Path) -> list[LoadedScenario]:
     """
     from handoff_sim._files import UnreadableFile, read_regular
     from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES
-    from handoff_sim.scenarios import ParsedYaml, load_path, load_text, parse_yaml
+    from handoff_sim.scenarios import load_path, load_text
+    from handoff_sim.scenarios._load import ParsedYaml, parse_yaml
 
     file = Path(path)
     if not file.is_file():
@@ -342,7 +343,7 @@ def open_suite(path: str | None, err: TextIO) -> tuple[OtelSuite | None, bool]:
     if path is None:
         return None, True
     try:
-        from handoff_sim.otel import OtelSuite
+        from handoff_sim.otel._suite import OtelSuite
     except ImportError as exc:
         print(f"handoff-sim run --otel: {exc}", file=err)
         return None, False

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from handoff_sim._version import __version__
-from handoff_sim.adapters import DEFAULT_RUNTIME, RUNTIME_NAMES
+from handoff_sim.adapters._registry import DEFAULT_RUNTIME, RUNTIME_NAMES
 from handoff_sim.cli._otel import CHECK_HELP, OTEL_HELP, add_check_arguments
 from handoff_sim.cli._recording import RECORD_HELP, add_policy_option, add_record_arguments
 from handoff_sim.cli._report import HTML_HELP

@@ -31,7 +31,8 @@ from handoff_sim.errors import SetupError
 if TYPE_CHECKING:
     from handoff_sim._models import ModelClient
     from handoff_sim.events import Event
-    from handoff_sim.scenarios import LoadedScenario, ModelFactory, ScenarioResult, ScenarioRuntime
+    from handoff_sim.scenarios import LoadedScenario, ScenarioResult, ScenarioRuntime
+    from handoff_sim.scenarios._build import ModelFactory
 
 __all__ = ["ENTRY_POINT_GROUP", "CommandPlugins", "PluginLoadError"]
 

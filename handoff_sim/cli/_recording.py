@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import LoadedScenario, PolicySpec, ScenarioResult
+    from handoff_sim.scenarios import LoadedScenario, ScenarioResult
+    from handoff_sim.scenarios._schema import PolicySpec
 
 __all__ = [
     "RECORD_HELP",
@@ -60,7 +61,7 @@ def read_policies(args: argparse.Namespace, err: TextIO) -> dict[str, PolicySpec
     if not args.policies and args.policy_file is None:
         return {}
     from handoff_sim.errors import PolicyError
-    from handoff_sim.recording import policy_options
+    from handoff_sim.recording._what_if import policy_options
 
     try:
         return policy_options(args.policies, file=args.policy_file)
@@ -82,9 +83,9 @@ def scenario_outcome(
     """
     if not policies:
         return run(scenario), ""
-    from handoff_sim.errors import ConfigurationError
+    from handoff_sim._errors._families import ConfigurationError
     from handoff_sim.recording import what_if
-    from handoff_sim.scenarios import ScenarioError
+    from handoff_sim.scenarios._errors import ScenarioError
 
     try:
         report = what_if(scenario, policies, run=run, before_run=plain)
@@ -117,7 +118,8 @@ def add_record_arguments(record: argparse.ArgumentParser) -> None:
 
 def run_record(args: argparse.Namespace) -> int:
     """``handoff-sim record --from-otlp``: convert, print what is missing on stderr."""
-    from handoff_sim.errors import ConfigurationError, OtlpError
+    from handoff_sim._errors._families import ConfigurationError
+    from handoff_sim.errors import OtlpError
     from handoff_sim.recording import recording_from_otlp
 
     try:

@@ -71,7 +71,8 @@ def scenario_run(trace: Trace) -> ScenarioRun:
 
 def check_recorded(trace: Trace, scenario: LoadedScenario) -> ScenarioResult:
     """``scenario``'s expectations checked on ``trace``; the result renders like a run's."""
-    from handoff_sim.scenarios import ScenarioResult, check_expectations
+    from handoff_sim.scenarios import ScenarioResult
+    from handoff_sim.scenarios._expect import check_expectations
 
     run = scenario_run(trace)
     mismatches = check_expectations(scenario, run)

@@ -14,19 +14,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from handoff_sim._agent import Agent
+from handoff_sim._errors._configuration import DuplicateToolNameError, ReservedPrefixError
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._invariants import Invariant, Violation, check_determinism, check_invariants
 from handoff_sim._models import ModelClient
 from handoff_sim._patterns import search
-from handoff_sim.errors import (
-    ConfigurationError,
-    DuplicateToolNameError,
-    InvalidNameError,
-    PatternTimeoutError,
-    ReservedPrefixError,
-)
+from handoff_sim.errors import InvalidNameError, PatternTimeoutError
 from handoff_sim.fuzzing._faults import Fault, FaultyRecorder
 from handoff_sim.simulation import Simulation
-from handoff_sim.subagents import normalize_tool_name
+from handoff_sim.subagents._naming import normalize_tool_name
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
@@ -73,14 +69,13 @@ def build_case(case: Mapping[str, Any]) -> Agent:
 
 def _build(case: Mapping[str, Any], blueprint: _Blueprint) -> Agent:
     from handoff_sim._sessions import InMemorySessionStore
-    from handoff_sim.scenarios import (
+    from handoff_sim.scenarios._build import (
         BuildContext,
         build_entry_agent,
         build_models,
         build_type_models,
-        dotted,
-        load_agent_types,
     )
+    from handoff_sim.scenarios._load import dotted, load_agent_types
 
     spec = blueprint.spec
 

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Protocol, TypeVar
 
-from handoff_sim.subagents import normalize_tool_name
-from handoff_sim.testing import ALL_BEHAVIOURS, DEFAULT_BEHAVIOURS, Behaviour
+from handoff_sim.subagents._naming import normalize_tool_name
+from handoff_sim.testing import Behaviour
+from handoff_sim.testing._adversarial import ALL_BEHAVIOURS, DEFAULT_BEHAVIOURS
 
 __all__ = [
     "COLLIDING_NAMES",

@@ -18,8 +18,8 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from handoff_sim.errors import ConfigurationError
-from handoff_sim.subagents import HandoffPolicy
+from handoff_sim._errors._families import ConfigurationError
+from handoff_sim.subagents._policy import HandoffPolicy
 
 if TYPE_CHECKING:
     from hypothesis import strategies as st

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from handoff_sim.fuzzing import _generate as gen
 from handoff_sim.fuzzing._generate import COLLIDING_NAMES, ScenarioOptions
-from handoff_sim.subagents import HandoffPolicy, SubAgent
+from handoff_sim.subagents._definition import SubAgent
+from handoff_sim.subagents._policy import HandoffPolicy
 from handoff_sim.testing import Behaviour
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ back needs no SDK: ``Trace.from_otlp``. The mapping is in docs/otel.md.
 
 from __future__ import annotations
 
-from handoff_sim.adapters import require_extra
+from handoff_sim.adapters._errors import require_extra
 
 require_extra(
     "opentelemetry.sdk.trace", adapter="handoff_sim.otel", extra="otel", package="opentelemetry-sdk"

@@ -19,15 +19,9 @@ from handoff_sim.recording._what_if import (
     policy_options,
     what_if,
 )
-from handoff_sim.testing import (
-    Fingerprint,
-    ReplayLane,
-    ReplayLedger,
-    ReplayModel,
-    differences,
-    fingerprint,
-    normalise,
-)
+from handoff_sim.testing._fingerprint import Fingerprint, differences, fingerprint, normalise
+from handoff_sim.testing._replay import ReplayModel
+from handoff_sim.testing._replay_lane import ReplayLane, ReplayLedger
 
 __all__ = [
     "AgentGraph",

@@ -21,15 +21,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from handoff_sim import Agent, ModelClient, Trace
 from handoff_sim._agent import override_agent_models
 from handoff_sim._context import RunEnvironment, current_environment
-from handoff_sim.errors import ConfigurationError
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.recording._file_replay import write_and_replay
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder, RecordingModel, ToolsMode, tool_fn_wrapper
-from handoff_sim.testing import AgentTree, ReplayLedger, ReplayModel
+from handoff_sim.testing._overrides import AgentTree
+from handoff_sim.testing._replay import ReplayModel
+from handoff_sim.testing._replay_lane import ReplayLedger
 
 if TYPE_CHECKING:
     from handoff_sim.recording._redact import Redaction
-    from handoff_sim.scenarios import LoadedScenario, MatchMode, ScenarioSpec
+    from handoff_sim.scenarios import LoadedScenario, ScenarioSpec
+    from handoff_sim.scenarios._schema import MatchMode
 
 __all__ = ["Recording", "record", "replay"]
 
@@ -163,7 +166,8 @@ class Recording:
     @classmethod
     def load(cls, path: str | Path) -> Recording:
         """Load and check the file at ``path``; it must hold one scenario with ``recorded:``."""
-        from handoff_sim.scenarios import ScenarioError, load_path
+        from handoff_sim.scenarios import load_path
+        from handoff_sim.scenarios._errors import ScenarioError
 
         loaded = load_path(path)
         if len(loaded) != 1 or loaded[0].spec.recorded is None:
@@ -209,7 +213,7 @@ class Recording:
     def tool_answers(self) -> dict[str, Any]:
         """The recorded answers of each fake tool, by tool name (what ``replay`` serves when
         the tools were recorded)."""
-        from handoff_sim.scenarios import RecordedAnswers
+        from handoff_sim.scenarios._build import RecordedAnswers
 
         return {
             name: RecordedAnswers(name, spec.answers)
@@ -238,7 +242,7 @@ def replay(
         if recorded is not None and recorded.tools == "recorded" and isinstance(tree, AgentTree):
             stack.enter_context(_replayed_tools(tree, recording.tool_answers()))
         elif recorded is not None and recorded.tools == "recorded":
-            from handoff_sim.adapters import replay_framework_tools
+            from handoff_sim.adapters._registry import replay_framework_tools
 
             tools = replay_framework_tools(root, recording.tool_answers())
             if tools is not None:

@@ -11,15 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from handoff_sim import Agent, HandoffPolicy, ToolSetExecutor
-from handoff_sim.styles.sophi import (
-    ALLOW_ALL,
-    DEFAULT_MAX_DELEGATION_DEPTH,
-    DENY_ALL,
-    AgentDefinition,
-    GatedExecutor,
-    SubagentDispatcher,
-)
+from handoff_sim import Agent, HandoffPolicy
+from handoff_sim._tools import ToolSetExecutor
+from handoff_sim.styles.sophi import ALLOW_ALL, DENY_ALL, AgentDefinition, SubagentDispatcher
+from handoff_sim.styles.sophi._confirmation import GatedExecutor
+from handoff_sim.styles.sophi._dispatcher import DEFAULT_MAX_DELEGATION_DEPTH
 
 __all__ = ["dispatcher_block", "sophi_dispatcher", "type_block"]
 

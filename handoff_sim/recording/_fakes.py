@@ -21,7 +21,7 @@ from handoff_sim.events import (
 )
 from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Scrubber
-from handoff_sim.scenarios import RaisesSpec
+from handoff_sim.scenarios._schema import RaisesSpec
 
 if TYPE_CHECKING:
     from handoff_sim.recording._recorder import Recorder, ToolCallRecord

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from handoff_sim import Trace
-from handoff_sim.errors import ConfigurationError, VirtualDeadlineError
+from handoff_sim._errors._families import ConfigurationError
+from handoff_sim.errors import VirtualDeadlineError
 from handoff_sim.recording._expect import elapsed_of, top_level_runs
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder

@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from handoff_sim.adapters import record_framework_models
+from handoff_sim.adapters._registry import record_framework_models
 from handoff_sim.recording._file_replay import write_and_replay
 from handoff_sim.recording._graph import AgentGraph
 from handoff_sim.recording._recorder import Recorder, ToolsMode

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._otlp import choose_trace
 from handoff_sim._otlp._events import map_tree
 from handoff_sim._otlp._parse import read_source
 from handoff_sim._otlp._tree import SpanTree, trees
-from handoff_sim.errors import ConfigurationError, OtlpError
+from handoff_sim.errors import OtlpError
 from handoff_sim.events import RunEndEvent
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec, Usage
 from handoff_sim.recording._graph import AgentGraph

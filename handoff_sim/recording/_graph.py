@@ -12,19 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from handoff_sim import (
-    Agent,
-    HandoffPolicy,
-    SubAgent,
-    Tool,
-    ToolSetExecutor,
-    Trace,
-    normalize_tool_name,
-)
+from handoff_sim import Agent, HandoffPolicy, SubAgent, Tool, Trace, normalize_tool_name
+from handoff_sim._tools import ToolSetExecutor
 from handoff_sim.events import HandoffStartEvent, ModelRequestEvent, RunStartEvent, ToolStartEvent
 from handoff_sim.recording._dispatch_graph import dispatcher_block, sophi_dispatcher, type_block
 from handoff_sim.styles.flink import FlinkSubAgent
-from handoff_sim.styles.sophi import DELEGATE_TOOL_NAME, RiskLevel, SubagentDispatcher
+from handoff_sim.styles.sophi import RiskLevel, SubagentDispatcher
+from handoff_sim.styles.sophi._arguments import DELEGATE_TOOL_NAME
 
 __all__ = ["AgentGraph", "duration_text"]
 

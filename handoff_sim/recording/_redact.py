@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 
 import regex
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._limits import MAX_PATTERN_SECONDS
 from handoff_sim._patterns import compile_user_pattern
-from handoff_sim.errors import ConfigurationError, PatternTimeoutError
+from handoff_sim.errors import PatternTimeoutError
 
 __all__ = [
     "DEFAULT_HEADERS",

@@ -21,23 +21,22 @@ from typing import Any, Literal
 import yaml
 from pydantic import ValidationError
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._files import UnreadableFile, read_regular
 from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES
 from handoff_sim._terminal import escape_value
-from handoff_sim.errors import ConfigurationError, PolicyError
+from handoff_sim.errors import PolicyError
 from handoff_sim.scenarios import (
     LoadedScenario,
-    MatchMode,
-    Mismatch,
-    PolicySpec,
-    ScenarioError,
     ScenarioResult,
     ScenarioRuntime,
-    VariantSpec,
     load_path,
     run_scenario,
 )
-from handoff_sim.subagents import HandoffPolicy
+from handoff_sim.scenarios._errors import ScenarioError
+from handoff_sim.scenarios._expect import Mismatch
+from handoff_sim.scenarios._schema import MatchMode, PolicySpec, VariantSpec
+from handoff_sim.subagents._policy import HandoffPolicy
 
 __all__ = [
     "DEFAULT_WHAT_IF_MATCH",

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from handoff_sim import Trace, __version__
-from handoff_sim.errors import ConfigurationError
+from handoff_sim import Trace
+from handoff_sim._errors._families import ConfigurationError
+from handoff_sim._version import __version__
 from handoff_sim.recording._executors import executor_blocks
 from handoff_sim.recording._expect import (
     MAX_TREE_HANDOFFS,
@@ -33,8 +34,9 @@ from handoff_sim.recording._fakes import RAISABLE, fake_tools
 from handoff_sim.recording._graph import AgentGraph, duration_text
 from handoff_sim.recording._redact import Redaction, Scrubber, machine_paths
 from handoff_sim.recording._yaml_out import render
-from handoff_sim.scenarios import RECORDING_FORMAT
-from handoff_sim.testing import SimulatedModelError, fingerprint
+from handoff_sim.scenarios._schema import RECORDING_FORMAT
+from handoff_sim.testing import SimulatedModelError
+from handoff_sim.testing._fingerprint import fingerprint
 
 if TYPE_CHECKING:
     from handoff_sim import ModelRequest

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._safe import ascii_json_lines
-from handoff_sim.errors import ConfigurationError
 from handoff_sim.report._text import clean
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:
-    from handoff_sim.scenarios import Mismatch, ScenarioResult
+    from handoff_sim.scenarios import ScenarioResult
+    from handoff_sim.scenarios._expect import Mismatch
 
 __all__ = ["STATUSES", "MismatchView", "ReportEntry", "entry_from_error", "entry_from_result"]
 
@@ -124,7 +125,8 @@ def display_path(path: Path | str, base: Path | None) -> str:
 
 
 def _mismatch(mismatch: Mismatch, path: str) -> MismatchView:
-    from handoff_sim.scenarios import expected_events, show
+    from handoff_sim.scenarios._expect import show
+    from handoff_sim.scenarios._run import expected_events
 
     where = f"{path}:{mismatch.line}" if mismatch.line else path
     if mismatch.kind == "trace" and isinstance(mismatch.expected, dict):
@@ -141,7 +143,7 @@ def _mismatch(mismatch: Mismatch, path: str) -> MismatchView:
 
 def entry_from_result(result: ScenarioResult, *, base: Path | None = None) -> ReportEntry:
     """The entry of a scenario run; ``base`` shortens absolute paths to relative ones."""
-    from handoff_sim.scenarios import describe_error
+    from handoff_sim.scenarios._expect import describe_error
 
     scenario = result.scenario
     path = display_path(scenario.path, base)

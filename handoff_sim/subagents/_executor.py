@@ -12,17 +12,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from handoff_sim._context import ENVIRONMENT, FRAME, Frame, RunEnvironment
+from handoff_sim._errors._run import HandoffDeniedError, UnknownToolError
 from handoff_sim._safe import describe_error, error_message
 from handoff_sim._sessions import Session, try_save
 from handoff_sim._tools import ToolExecutor, ToolOutput, call_executor, format_tool_error
 from handoff_sim.errors import (
     BudgetExceededError,
-    HandoffDeniedError,
     HandoffTimeoutError,
     RunError,
     ScriptError,
     SessionStoreError,
-    UnknownToolError,
 )
 from handoff_sim.events import (
     AttemptOutcome,

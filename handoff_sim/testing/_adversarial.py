@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable
 from enum import StrEnum
 
 from handoff_sim._durations import shown
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._limits import MAX_FAN_OUT, MAX_OVERSIZED_BYTES, MAX_TURNS
-from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, ToolSpec
-from handoff_sim.subagents import normalize_tool_name
+from handoff_sim.subagents._naming import normalize_tool_name
 from handoff_sim.testing._steps import SimulatedModelError
 from handoff_sim.testing._tool_arguments import ToolArguments
 

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from handoff_sim._durations import parse_duration
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._matchers import value_matches
-from handoff_sim.errors import ConfigurationError, PatternTimeoutError, ScriptError
+from handoff_sim.errors import PatternTimeoutError, ScriptError
 from handoff_sim.testing._steps import RAISABLE, SimulatedModelError
 
 __all__ = [

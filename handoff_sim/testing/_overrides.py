@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from handoff_sim._agent import Agent, override_agent_models, require_agent
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._models import ModelClient
-from handoff_sim.errors import ConfigurationError
 
 __all__ = ["AgentTree", "override_models"]
 

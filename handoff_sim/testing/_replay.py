@@ -15,8 +15,8 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.errors import (
-    ConfigurationError,
     ReplayExhaustedError,
     ReplayMismatchError,
     ScriptAssertionError,

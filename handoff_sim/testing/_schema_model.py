@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from handoff_sim._context import current_depth
 from handoff_sim._durations import parse_duration
-from handoff_sim.errors import ConfigurationError
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolCall, ToolSpec
 from handoff_sim.testing._schema_values import SchemaModelError, schema_arguments
 

@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from handoff_sim._durations import parse_duration
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.errors import (
-    ConfigurationError,
     FunctionModelError,
     ScriptAssertionError,
     ScriptExhaustedError,

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from handoff_sim._durations import parse_duration
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._safe import JsonProblem, dump_json, error_message
-from handoff_sim.errors import ConfigurationError, PatternTimeoutError, ScriptAssertionError
+from handoff_sim.errors import PatternTimeoutError, ScriptAssertionError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, Usage
 
 __all__ = [

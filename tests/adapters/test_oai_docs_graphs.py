@@ -342,9 +342,8 @@ def test_a_governed_tool_without_a_description_is_described_by_the_agents_handof
 
 def test_what_a_test_needs_imports_from_the_top_level() -> None:
     import handoff_sim
-    from handoff_sim import check_invariants
-    from handoff_sim.adapters.openai_agents import Transfer
-    from handoff_sim.errors import HandoffDeniedError
+    from handoff_sim import HandoffDeniedError, check_invariants
+    from handoff_sim.adapters import Transfer
 
     assert handoff_sim.Transfer is Transfer
     assert handoff_sim.HandoffDeniedError is HandoffDeniedError

@@ -429,8 +429,8 @@ def test_report_to_model_and_input_filter_follow_our_runtime() -> None:
 
 
 def test_governed_refuses_what_it_cannot_govern() -> None:
+    from handoff_sim import ConfigurationError
     from handoff_sim.adapters.openai_agents import governed
-    from handoff_sim.errors import ConfigurationError
 
     with pytest.raises(ConfigurationError, match=r"takes an agents\.Agent"):
         governed("not an agent")  # type: ignore[arg-type]

@@ -13,12 +13,8 @@ from typing import Any
 
 import pytest
 
-from handoff_sim.adapters import (
-    RUNTIME_NAMES,
-    ScenarioNotApplicable,
-    UnknownRuntimeError,
-    runtime_factory,
-)
+from handoff_sim.adapters import ScenarioNotApplicable, runtime_factory
+from handoff_sim.adapters._registry import RUNTIME_NAMES, UnknownRuntimeError
 from handoff_sim.cli import main
 from handoff_sim.scenarios import (
     LoadedScenario,

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, Phase, find, settings
 
 from handoff_sim import strategies as hs
 from handoff_sim.cli._fuzz import main
-from handoff_sim.fuzzing import case_of
+from handoff_sim.fuzzing._case import case_of
 from handoff_sim.fuzzing._repro import scenario_yaml
 from handoff_sim.scenarios import load_file, load_path
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import msgspec
 
-from handoff_sim import Agent, Simulation, SubAgent, Violation, check_invariants
+from handoff_sim import Agent, SubAgent, Violation, check_invariants
 from handoff_sim.events import Event, HandoffEndEvent
-from handoff_sim.fuzzing import FAULTS, DropEvents, Fault, FaultyRecorder
+from handoff_sim.fuzzing import FAULTS, FaultyRecorder
+from handoff_sim.fuzzing._faults import DropEvents, Fault
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 
 

@@ -15,7 +15,8 @@ import msgspec
 import pytest
 
 from handoff_sim.events import Event
-from handoff_sim.fuzzing import FuzzFailure, check_case
+from handoff_sim.fuzzing import FuzzFailure
+from handoff_sim.fuzzing._case import check_case
 from handoff_sim.fuzzing._generate import (
     RandomChoices,
     ReplayChoices,

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from handoff_sim import Agent, HandoffDeniedError, HandoffPolicy, Simulation, SubAgent
+from handoff_sim import Agent, HandoffDeniedError, HandoffPolicy, SubAgent
 from handoff_sim.errors import VirtualDeadlineError
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import AdversarialModel, ScriptedModel
 
 

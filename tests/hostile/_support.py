@@ -6,8 +6,9 @@ import asyncio
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
-from handoff_sim import Agent, Simulation, Trace
+from handoff_sim import Agent, Trace
 from handoff_sim.events import Event
+from handoff_sim.simulation import Simulation
 
 __all__ = ["HostileOutcome", "open_starts", "run_hostile"]
 

@@ -15,17 +15,16 @@ from handoff_sim import (
     Agent,
     ConfigurationError,
     DuplicateToolNameError,
-    ScriptError,
-    Simulation,
     SubAgent,
     Tool,
     simulate,
     tool,
 )
 from handoff_sim._limits import MAX_STEPS
-from handoff_sim.errors import InvalidNameError
+from handoff_sim.errors import FunctionModelError, InvalidNameError, ScriptError
 from handoff_sim.messages import ModelRequest, ToolCall
-from handoff_sim.testing import FunctionModel, FunctionModelError, ScriptedModel
+from handoff_sim.simulation import Simulation
+from handoff_sim.testing import FunctionModel, ScriptedModel
 from pytest_handoff import assert_duplicate_tool_names
 from tests._helpers import call, delegate, leaf, turn
 from tests.hostile._support import run_hostile

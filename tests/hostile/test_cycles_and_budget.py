@@ -20,7 +20,6 @@ from handoff_sim import (
     FailureAction,
     HandoffPolicy,
     ModelRequest,
-    Simulation,
     SubAgent,
     Tool,
     simulate,
@@ -29,6 +28,7 @@ from handoff_sim._limits import DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_MODEL_CALLS, M
 from handoff_sim.errors import BudgetExceededError
 from handoff_sim.events import HandoffEndEvent
 from handoff_sim.messages import ToolCall
+from handoff_sim.simulation import Simulation
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import sophi_agent
 from handoff_sim.testing import FunctionModel, ScriptedModel

@@ -17,8 +17,10 @@ from typing import Any
 import msgspec
 import pytest
 
-from handoff_sim import Message, ModelRequest, Simulation
+from handoff_sim import ModelRequest
+from handoff_sim.messages import Message
 from handoff_sim.recording import ReplayModel, fingerprint
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 
 OUTER_LIMIT = 60.0  # seconds of wall time for a case the old code never ended

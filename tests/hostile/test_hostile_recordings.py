@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from handoff_sim.recording import (
+from handoff_sim.errors import (
     RecordingError,
     ReplayExhaustedError,
     ReplayMismatchError,

@@ -21,7 +21,8 @@ import pytest
 from handoff_sim import Agent, HandoffPolicy, SubAgent, check_invariants
 from handoff_sim.errors import InputFilterError
 from handoff_sim.events import ConfirmationDecisionEvent
-from handoff_sim.styles.sophi import ConfirmationPolicy, ConfirmationRequest, RiskLevel, sophi_agent
+from handoff_sim.styles.sophi import ConfirmationRequest, RiskLevel, sophi_agent
+from handoff_sim.styles.sophi._confirmation import ConfirmationPolicy
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import delegate, leaf, parent_of, turn
 from tests.hostile._support import HostileOutcome, run_hostile

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from handoff_sim import Agent, JsonlSessionStore, Simulation, SubAgent, Trace, check_determinism
+from handoff_sim import Agent, JsonlSessionStore, SubAgent, Trace, check_determinism
 from handoff_sim.adapters import MissingExtraError
 from handoff_sim.scenarios import load_path, run_scenario
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 from handoff_sim.trace import read_otlp
 

@@ -17,19 +17,17 @@ from handoff_sim import (
     ConfigurationError,
     FailureAction,
     HandoffPolicy,
-    ScriptError,
     SubAgent,
     Trace,
     tool,
 )
 from handoff_sim._tools import ToolSetExecutor, parse_arguments
-from handoff_sim.errors import ModelResponseError
+from handoff_sim.errors import ModelResponseError, ScriptError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 from handoff_sim.styles.flink import FlinkSubAgent, decode_output
 from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
 from handoff_sim.styles.sophi._arguments import parse_delegation
-from handoff_sim.subagents import resolve_input
-from handoff_sim.subagents._input import unwrap_output
+from handoff_sim.subagents._input import resolve_input, unwrap_output
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, delegate, leaf, parent_of, turn
 from tests.hostile._support import run_hostile

@@ -295,7 +295,7 @@ def test_outputs_arguments_and_messages_with_lone_surrogates_import_and_show(
 
 def test_our_export_of_an_output_holding_a_lone_surrogate_reads_back(tmp_path: Path) -> None:
     pytest.importorskip("opentelemetry.sdk", reason=NEEDS_OTEL)
-    from handoff_sim.otel import OtelSuite
+    from handoff_sim.otel._suite import OtelSuite
 
     original = Trace.from_otlp(SURROGATE_IN_TEXT)
     suite = OtelSuite(tmp_path / "out.json")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from handoff_sim import Agent, HandoffPolicy, SubAgent
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, SubAgent
 from handoff_sim._limits import (
     MAX_FAN_OUT,
     MAX_OVERSIZED_BYTES,
@@ -25,7 +25,7 @@ from handoff_sim._limits import (
     MAX_YAML_NODES,
 )
 from handoff_sim.cli import main
-from handoff_sim.errors import ConfigurationError, PolicyError
+from handoff_sim.errors import PolicyError
 from handoff_sim.scenarios import ScenarioFileError, load_dict, load_file, load_text
 from handoff_sim.scenarios._schema import RESERVED_TAGS
 from handoff_sim.testing import AdversarialModel, ScriptedModel

@@ -11,15 +11,15 @@ from handoff_sim import (
     Agent,
     FailureAction,
     HandoffPolicy,
-    InMemorySessionStore,
     JsonlSessionStore,
     Session,
     SessionMode,
     SessionStore,
-    SessionStoreError,
     SubAgent,
     simulate,
 )
+from handoff_sim._sessions import InMemorySessionStore
+from handoff_sim.errors import SessionStoreError
 from handoff_sim.events import Event, RunEndEvent, RunStartEvent
 from handoff_sim.messages import Message, ToolCall
 from handoff_sim.testing import ScriptedModel, SimulatedModelError

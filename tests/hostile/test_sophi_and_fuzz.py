@@ -22,10 +22,10 @@ from handoff_sim.styles.sophi import (
     AgentDefinitionError,
     ConfirmationRequest,
     RiskLevel,
-    load_agent_definition,
     load_agent_definitions,
     sophi_agent,
 )
+from handoff_sim.styles.sophi._definitions import load_agent_definition
 from handoff_sim.testing import ScriptedModel
 from tests.hostile._support import run_hostile
 from tests.styles._support import Counter, call, counting_tool, definition, delegation, turn

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from handoff_sim._terminal import escape_text, escape_value
 from handoff_sim.cli import main
-from handoff_sim.trace import Trace, escape_text, escape_value
+from handoff_sim.trace import Trace
 from pytest_handoff import (
     HandoffAssertionError,
     assert_denied,

@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from handoff_sim import Agent, Simulation, Tool
+from handoff_sim import Agent, Tool
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, turn
 

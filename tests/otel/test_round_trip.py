@@ -13,7 +13,9 @@ from tests.otel._support import NEEDS_OTEL, NESTED_PARALLEL
 
 pytest.importorskip("opentelemetry.sdk", reason=NEEDS_OTEL)
 
-from handoff_sim.otel import OtlpFormatError, encode_traces, read_otlp, write_otlp_json
+from handoff_sim.errors import OtlpFormatError
+from handoff_sim.otel import encode_traces, write_otlp_json
+from handoff_sim.trace import read_otlp
 
 BUNDLED = Path(__file__).resolve().parents[2] / "scenarios"
 SCENARIOS = load_path(BUNDLED)

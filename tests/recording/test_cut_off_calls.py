@@ -9,9 +9,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from handoff_sim import Message, ModelRequest, Simulation
+from handoff_sim import ModelRequest
 from handoff_sim.errors import VirtualDeadlineError, VirtualDeadlockError
+from handoff_sim.messages import Message
 from handoff_sim.recording import ReplayModel, fingerprint
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 
 REQUEST = ModelRequest(agent="a", model="m", messages=[Message(role="user", content="hi")])

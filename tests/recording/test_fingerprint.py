@@ -6,14 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from handoff_sim import Message, ModelRequest, ToolCall, ToolSpec
-from handoff_sim.recording import (
-    Fingerprint,
-    RecordingFormatError,
-    differences,
-    fingerprint,
-    normalise,
-)
+from handoff_sim import ModelRequest, ToolCall
+from handoff_sim.errors import RecordingFormatError
+from handoff_sim.messages import Message, ToolSpec
+from handoff_sim.recording import differences, fingerprint, normalise
+from handoff_sim.testing._fingerprint import Fingerprint
 
 
 def _request(

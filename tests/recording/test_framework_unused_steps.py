@@ -17,7 +17,8 @@ import yaml
 
 from handoff_sim.adapters import runtime_factory
 from handoff_sim.cli import main
-from handoff_sim.recording import UnusedRecordingError, record
+from handoff_sim.errors import UnusedRecordingError
+from handoff_sim.recording import record
 from handoff_sim.scenarios import run_scenario
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import needs_extra

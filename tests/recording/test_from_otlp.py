@@ -11,8 +11,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import yaml
 
+from handoff_sim import ConfigurationError
 from handoff_sim.cli import main
-from handoff_sim.errors import ConfigurationError, OtlpError
+from handoff_sim.errors import OtlpError
 from handoff_sim.recording import recording_from_otlp
 from handoff_sim.recording._from_otlp import recording_from_otlp_data
 from handoff_sim.scenarios import load_path, run_scenario

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from handoff_sim.errors import ConfigurationError
+from handoff_sim import ConfigurationError
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from tests._helpers import needs_extra
 

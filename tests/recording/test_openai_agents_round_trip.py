@@ -192,7 +192,8 @@ def test_a_changed_sub_agent_prompt_fails_the_replay_naming_the_agent_and_step(
     from agents import Runner
 
     from handoff_sim.adapters.openai_agents import simulate_run
-    from handoff_sim.recording import ReplayMismatchError, replay
+    from handoff_sim.errors import ReplayMismatchError
+    from handoff_sim.recording import replay
 
     triage = _graph(lambda: None, billing="You are billing: you refund twice.")
     with pytest.raises(ReplayMismatchError) as raised, replay(triage, recorded[0]):
@@ -206,7 +207,8 @@ def test_an_added_tool_fails_the_replay_naming_the_tool(recorded: tuple[Path, st
     from agents import Runner, function_tool
 
     from handoff_sim.adapters.openai_agents import simulate_run
-    from handoff_sim.recording import ReplayMismatchError, replay
+    from handoff_sim.errors import ReplayMismatchError
+    from handoff_sim.recording import replay
 
     @function_tool
     def lookup(order: int) -> str:

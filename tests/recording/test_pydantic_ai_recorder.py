@@ -22,13 +22,14 @@ from pydantic_ai.messages import ModelMessage, TextPart, ToolCallPart  # noqa: E
 from pydantic_ai.messages import ModelResponse as PaiResponse  # noqa: E402
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 
-from handoff_sim import ConfigurationError, ModelRequest, ModelResponse, ToolCall, Usage  # noqa: E402
+from handoff_sim import ConfigurationError, ModelRequest, ModelResponse, ToolCall  # noqa: E402
 from handoff_sim.adapters.pydantic_ai import (  # noqa: E402
     RecordingModel,
     SimModel,
     record_models,
     simulate_run,
 )
+from handoff_sim.messages import Usage  # noqa: E402
 from handoff_sim.recording import Recorder  # noqa: E402
 from handoff_sim.testing import FunctionModel as OurFunctionModel  # noqa: E402
 from handoff_sim.testing import ScriptedModel  # noqa: E402

@@ -27,8 +27,9 @@ import_extra("openai-agents", "openai")  # the scripted server speaks through op
 from handoff_sim import Trace  # noqa: E402
 from handoff_sim.adapters import runtime_factory  # noqa: E402
 from handoff_sim.adapters.pydantic_ai import capture, simulate_run  # noqa: E402
+from handoff_sim.errors import ReplayMismatchError  # noqa: E402
 from handoff_sim.events import ModelRequestEvent, ToolEndEvent  # noqa: E402
-from handoff_sim.recording import ReplayMismatchError, record, replay  # noqa: E402
+from handoff_sim.recording import record, replay  # noqa: E402
 from handoff_sim.scenarios import run_scenario  # noqa: E402
 
 from ._openai_server import API_KEY, Answer, Call, Lanes, OpenAIServer  # noqa: E402

@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from handoff_sim import Agent, SubAgent, Tool, ToolCall, simulate
-from handoff_sim.recording import Redaction, ReplayMismatchError, record, replay
+from handoff_sim.errors import ReplayMismatchError
+from handoff_sim.recording import Redaction, record, replay
 from handoff_sim.scenarios import run_scenario, scenario_json_schema
 from handoff_sim.styles.sophi import (
     AgentDefinition,

@@ -88,7 +88,7 @@ def test_the_errors_a_file_may_name_are_one_list_for_steps_tools_and_the_schema(
     from typing import get_args
 
     from handoff_sim.recording._fakes import RAISABLE as WRITTEN
-    from handoff_sim.scenarios import RaisesSpec
+    from handoff_sim.scenarios._schema import RaisesSpec
     from handoff_sim.testing._steps import RAISABLE
 
     assert get_args(RaisesSpec.model_fields["type"].annotation) == RAISABLE

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from handoff_sim.adapters import ScenarioNotApplicable, runtime_factory, runtime_for
+from handoff_sim.adapters import ScenarioNotApplicable, runtime_factory
+from handoff_sim.adapters._recorded_runtime import runtime_for
 from handoff_sim.cli import main
 from handoff_sim.scenarios import load_text
 from tests._helpers import needs_extra

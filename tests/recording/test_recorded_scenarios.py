@@ -11,10 +11,11 @@ import jsonschema
 import pytest
 import yaml
 
-from handoff_sim import Message, ModelRequest, Simulation, Usage
+from handoff_sim import ModelRequest
 from handoff_sim.cli import main
+from handoff_sim.errors import ReplayExhaustedError, ReplayMismatchError, UnusedRecordingError
 from handoff_sim.events import HandoffAttemptEndEvent
-from handoff_sim.recording import ReplayExhaustedError, ReplayMismatchError, UnusedRecordingError
+from handoff_sim.messages import Message, Usage
 from handoff_sim.scenarios import (
     LoadedScenario,
     ScenarioFileError,
@@ -23,6 +24,7 @@ from handoff_sim.scenarios import (
     run_scenario,
     scenario_json_schema,
 )
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 
 FILES = Path(__file__).parent / "files"

@@ -10,7 +10,6 @@ import pytest
 from handoff_sim import (
     Agent,
     HandoffPolicy,
-    Message,
     ModelRequest,
     ModelResponse,
     SubAgent,
@@ -18,6 +17,7 @@ from handoff_sim import (
     simulate,
     tool,
 )
+from handoff_sim.messages import Message
 from handoff_sim.recording import Recorder, RecordingModel
 from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel

@@ -9,27 +9,16 @@ from typing import Any
 import msgspec
 import pytest
 
-from handoff_sim import (
-    Agent,
-    ConfigurationError,
-    HandoffPolicy,
-    Message,
-    ModelRequest,
-    Simulation,
-    SubAgent,
-    ToolSpec,
-    Usage,
-    simulate,
-)
-from handoff_sim.recording import (
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, ModelRequest, SubAgent, simulate
+from handoff_sim.errors import (
     RecordingFormatError,
     ReplayExhaustedError,
-    ReplayLedger,
     ReplayMismatchError,
-    ReplayModel,
     UnusedRecordingError,
-    fingerprint,
 )
+from handoff_sim.messages import Message, ToolSpec, Usage
+from handoff_sim.recording import ReplayLedger, ReplayModel, fingerprint
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import SimulatedModelError
 
 

@@ -16,14 +16,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from handoff_sim import Message, ModelRequest, Simulation, ToolSpec
-from handoff_sim.recording import (
-    ReplayExhaustedError,
-    ReplayMismatchError,
-    ReplayModel,
-    fingerprint,
-    normalise,
-)
+from handoff_sim import ModelRequest
+from handoff_sim.errors import ReplayExhaustedError, ReplayMismatchError
+from handoff_sim.messages import Message, ToolSpec
+from handoff_sim.recording import ReplayModel, fingerprint, normalise
+from handoff_sim.simulation import Simulation
 
 
 def _request(text: str, *, role: str = "user", tools: Any = ()) -> ModelRequest:

@@ -21,15 +21,14 @@ from handoff_sim import (
     Trace,
     simulate,
 )
-from handoff_sim.recording import Redaction, ReplayMismatchError, record, replay
-from handoff_sim.scenarios import (
+from handoff_sim.errors import ReplayMismatchError
+from handoff_sim.recording import Redaction, record, replay
+from handoff_sim.scenarios import LoadedScenario, load_path, run_scenario
+from handoff_sim.scenarios._build import (
     BuildContext,
-    LoadedScenario,
     build_entry_agent,
     build_models,
     build_type_models,
-    load_path,
-    run_scenario,
 )
 from handoff_sim.scenarios._expect import TurnSessions
 from handoff_sim.simulation import Simulation

@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from handoff_sim import ConfigurationError, HandoffPolicy
 from handoff_sim.cli import main
-from handoff_sim.errors import ConfigurationError, PolicyError
-from handoff_sim.recording import policy_options, what_if
+from handoff_sim.errors import PolicyError
+from handoff_sim.recording import what_if
+from handoff_sim.recording._what_if import policy_options
 from handoff_sim.scenarios import load_text, run_scenario
-from handoff_sim.subagents import HandoffPolicy
 
 SLOW = Path(__file__).parent / "files" / "whatif_slow_subagent.yaml"
 FALLBACK = {"timeout": "10s", "max_retries": 1, "on_error": "fallback_to_primary"}

@@ -259,7 +259,8 @@ def test_recorded_tools_are_served_from_the_recording_in_a_replay(tmp_path: Path
 
 
 def test_usage_and_time_to_first_chunk_are_written_per_step(tmp_path: Path) -> None:
-    from handoff_sim import Message, ModelRequest, ModelResponse, Usage
+    from handoff_sim import ModelRequest, ModelResponse
+    from handoff_sim.messages import Message, Usage
     from handoff_sim.recording import Recorder
 
     agent = Agent("solo", ScriptedModel(["hi"]))

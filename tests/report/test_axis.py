@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from handoff_sim.report import format_duration
-from handoff_sim.report._axis import order_ticks, time_ticks
+from handoff_sim.report._axis import format_duration, order_ticks, time_ticks
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from handoff_sim.errors import ConfigurationError
+from handoff_sim import ConfigurationError
 from handoff_sim.report import (
     ReportEntry,
     entry_from_error,

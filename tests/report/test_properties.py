@@ -8,10 +8,12 @@ import re
 
 from hypothesis import HealthCheck, given, settings
 
-from handoff_sim import Agent, Simulation
+from handoff_sim import Agent
 from handoff_sim import strategies as hs
 from handoff_sim.events import HandoffAttemptStartEvent, HandoffStartEvent, RunStartEvent
-from handoff_sim.report import ReportEntry, build_timeline, render_report
+from handoff_sim.report import ReportEntry, render_report
+from handoff_sim.report._timeline import build_timeline
+from handoff_sim.simulation import Simulation
 
 SOME = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

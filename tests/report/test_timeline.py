@@ -10,7 +10,8 @@ from handoff_sim.events import (
     RunEndEvent,
     RunStartEvent,
 )
-from handoff_sim.report import ReportEntry, Row, build_timeline, render_report
+from handoff_sim.report import ReportEntry, render_report
+from handoff_sim.report._timeline import Row, build_timeline
 from handoff_sim.scenarios import load_path, run_scenario
 from handoff_sim.trace import Trace
 from tests.report._support import ROOT, showcase, wide

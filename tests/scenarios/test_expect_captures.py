@@ -12,9 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from handoff_sim.errors import ScenarioError
 from handoff_sim.events import ModelRequestEvent, RunStartEvent
 from handoff_sim.scenarios import (
-    ScenarioError,
     ScenarioFileError,
     load_dict,
     load_file,

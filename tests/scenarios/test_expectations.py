@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from handoff_sim.scenarios import Mismatch, ScenarioResult, load_file, render_failure, run_scenario
+from handoff_sim.scenarios import ScenarioResult, load_file, render_failure, run_scenario
+from handoff_sim.scenarios._expect import Mismatch
 
 from ._util import delegation, write
 

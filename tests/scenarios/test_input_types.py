@@ -12,7 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from handoff_sim.errors import ConfigurationError
+from handoff_sim import ConfigurationError
 from handoff_sim.scenarios import (
     ScenarioFileError,
     load_dict,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from handoff_sim import ConfigurationError
 from handoff_sim.cli import main
-from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios import ScenarioFileError, ScenarioRun, load_file, run_scenario
 from handoff_sim.styles.sophi import AgentDefinitionError
 

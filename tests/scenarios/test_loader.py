@@ -8,14 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from handoff_sim.scenarios import (
-    Problem,
-    ScenarioError,
-    ScenarioFileError,
-    load_dict,
-    load_file,
-    load_path,
-)
+from handoff_sim.errors import ScenarioError
+from handoff_sim.scenarios import Problem, ScenarioFileError, load_dict, load_file, load_path
 
 from ._util import delegation, write
 

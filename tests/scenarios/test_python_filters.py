@@ -14,7 +14,7 @@ import pytest
 from handoff_sim.errors import InputFilterError
 from handoff_sim.scenarios import load_path, run_scenario
 from handoff_sim.scenarios._load import search_path
-from handoff_sim.simulation import DEFAULT_START
+from handoff_sim.simulation._simulation import DEFAULT_START
 
 FILTER = """
 import json

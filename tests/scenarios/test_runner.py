@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 
 import handoff_sim
-from handoff_sim import Event, ModelRequest, ModelResponse, Trace
+from handoff_sim import ModelRequest, ModelResponse, Trace
+from handoff_sim.errors import ScenarioError
+from handoff_sim.events import Event
 from handoff_sim.scenarios import (
     LoadedScenario,
-    ScenarioError,
     ScenarioRun,
     ScenarioRuntime,
     load_dict,

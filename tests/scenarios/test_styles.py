@@ -11,7 +11,8 @@ import pytest
 from handoff_sim.scenarios import ScenarioFileError, load_dict, load_path, run_scenario
 from handoff_sim.scenarios._build import BuildContext, build_entry_agent, build_models
 from handoff_sim.styles.flink import FlinkSubAgent
-from handoff_sim.styles.sophi import RiskLevel, SubagentDispatcher, risk_of
+from handoff_sim.styles.sophi import RiskLevel, SubagentDispatcher
+from handoff_sim.styles.sophi._risk import risk_of
 
 from ._util import BUNDLED, write
 

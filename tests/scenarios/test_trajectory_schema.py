@@ -9,13 +9,8 @@ from typing import Any
 import jsonschema
 import pytest
 
-from handoff_sim.scenarios import (
-    ScenarioFileError,
-    load_dict,
-    load_text,
-    model_kind_problems,
-    scenario_json_schema,
-)
+from handoff_sim.scenarios import ScenarioFileError, load_dict, load_text, scenario_json_schema
+from handoff_sim.scenarios._build import model_kind_problems
 
 from ._util import delegation
 

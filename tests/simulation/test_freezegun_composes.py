@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from handoff_sim import Agent, RunResult, Tool, simulate
-from handoff_sim.simulation import DEFAULT_START
+from handoff_sim.simulation._simulation import DEFAULT_START
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, turn
 

@@ -13,11 +13,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from handoff_sim import Agent, HandoffPolicy, Simulation, SubAgent, Tool, simulate
+from handoff_sim import Agent, HandoffPolicy, SubAgent, Tool, simulate
 from handoff_sim.errors import RunError, VirtualDeadlineError, VirtualDeadlockError
 from handoff_sim.events import HandoffAttemptEndEvent, HandoffAttemptStartEvent
 from handoff_sim.messages import ModelRequest
-from handoff_sim.simulation import DEFAULT_START, VirtualTimeLoop
+from handoff_sim.simulation import Simulation, VirtualTimeLoop
+from handoff_sim.simulation._simulation import DEFAULT_START
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from tests._helpers import call, delegate, leaf, parent_of, turn
 

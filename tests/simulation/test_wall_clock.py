@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 from freezegun import freeze_time
 
-from handoff_sim import Simulation, simulate
-from handoff_sim.simulation import DEFAULT_START
+from handoff_sim import simulate
+from handoff_sim.simulation import Simulation
+from handoff_sim.simulation._simulation import DEFAULT_START
 from tests._helpers import call, turn
 
 UTC = datetime.UTC

@@ -10,13 +10,8 @@ import pytest
 from pydantic import BaseModel
 
 from handoff_sim import Agent, FailureAction, HandoffPolicy, simulate
-from handoff_sim.styles.flink import (
-    FlinkSubAgent,
-    ResultNormalizationError,
-    decode_output,
-    normalize_result,
-    render_result,
-)
+from handoff_sim.styles.flink import FlinkSubAgent, decode_output, normalize_result, render_result
+from handoff_sim.styles.flink._normalize import ResultNormalizationError
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from tests.styles._support import call, turn
 

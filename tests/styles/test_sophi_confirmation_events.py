@@ -21,12 +21,12 @@ from handoff_sim.styles.sophi import (
     ALLOW_ALL,
     DENY_ALL,
     ConfirmationGate,
-    ConfirmationPolicy,
     ConfirmationRequest,
     RiskLevel,
     ToolRegistry,
     sophi_agent,
 )
+from handoff_sim.styles.sophi._confirmation import ConfirmationPolicy
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import import_extra
 from tests.styles._support import Counter, call, counting_tool, definition, delegation, turn

@@ -11,10 +11,9 @@ from handoff_sim.styles.sophi import (
     AgentDefinition,
     AgentDefinitionError,
     AgentDefinitionWarning,
-    load_agent_definition,
     load_agent_definitions,
-    parse_agent_definition,
 )
+from handoff_sim.styles.sophi._definitions import load_agent_definition, parse_agent_definition
 
 EXPLORE = """---
 name: explore

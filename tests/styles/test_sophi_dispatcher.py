@@ -7,12 +7,8 @@ from typing import Any
 import pytest
 
 from handoff_sim import Agent, ConfigurationError, ModelRequest, simulate, tool
-from handoff_sim.styles.sophi import (
-    DELEGATION_PARAMETERS,
-    SubagentDispatcher,
-    ToolRegistry,
-    sophi_agent,
-)
+from handoff_sim.styles.sophi import SubagentDispatcher, ToolRegistry, sophi_agent
+from handoff_sim.styles.sophi._arguments import DELEGATION_PARAMETERS
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from tests.styles._support import Counter, call, counting_tool, definition, delegation, turn
 

@@ -8,19 +8,20 @@ from typing import Any
 
 import pytest
 
-from handoff_sim import Agent, ConfigurationError, ToolSetExecutor, UnknownToolError, simulate, tool
+from handoff_sim import Agent, ConfigurationError, UnknownToolError, simulate, tool
+from handoff_sim._tools import ToolSetExecutor
 from handoff_sim.styles.sophi import (
     DENY_ALL,
     ConfirmationGate,
     ConfirmationRequest,
-    GatedExecutor,
     RiskLevel,
     SubagentDispatcher,
     ToolRegistry,
-    risk_of,
     sophi_agent,
     with_risk,
 )
+from handoff_sim.styles.sophi._confirmation import GatedExecutor
+from handoff_sim.styles.sophi._risk import risk_of
 from handoff_sim.testing import ScriptedModel
 from tests.styles._support import Counter, call, counting_tool, definition, delegation, turn
 

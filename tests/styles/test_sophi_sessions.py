@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from handoff_sim import InMemorySessionStore, JsonlSessionStore, ModelRequest, Session, simulate
+from handoff_sim import JsonlSessionStore, ModelRequest, Session, simulate
+from handoff_sim._sessions import InMemorySessionStore
 from handoff_sim.styles.sophi import sophi_agent
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from tests.styles._support import definition, delegation, turn

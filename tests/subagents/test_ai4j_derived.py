@@ -21,7 +21,7 @@ from handoff_sim import (
     ToolCall,
     simulate,
 )
-from handoff_sim.subagents import resolve_input
+from handoff_sim.subagents._input import resolve_input
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import (
     ConcurrencyTracker,

@@ -12,13 +12,13 @@ from handoff_sim import (
     HandoffPolicy,
     RunResult,
     SessionMode,
-    Simulation,
     SubAgent,
     Tool,
     check_invariants,
     simulate,
 )
 from handoff_sim.events import HandoffAttemptEndEvent, RunEndEvent
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, delegate, ends, parent_of, tool_results, turn
 

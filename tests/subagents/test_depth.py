@@ -11,9 +11,9 @@ from handoff_sim import (
     HandoffPolicy,
     SubAgent,
     Tool,
-    current_depth,
     simulate,
 )
+from handoff_sim._context import current_depth
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, delegate, ends, leaf, parent_of, run_raising, turn
 

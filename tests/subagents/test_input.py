@@ -7,7 +7,7 @@ import json
 import pytest
 
 from handoff_sim import Agent, SubAgent, Tool, simulate
-from handoff_sim.subagents import resolve_input
+from handoff_sim.subagents._input import resolve_input
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import call, ends, leaf, parent_of, payload, starts, tool_results, turn
 

@@ -14,13 +14,14 @@ import pytest
 from handoff_sim import (
     Agent,
     FailureAction,
+    HandoffDeniedError,
     HandoffPolicy,
     RunResult,
     SubAgent,
     check_invariants,
     simulate,
 )
-from handoff_sim.errors import HandoffDeniedError, PolicyError, RetryClassifierError
+from handoff_sim.errors import PolicyError, RetryClassifierError
 from handoff_sim.events import HandoffAttemptEndEvent
 from handoff_sim.messages import ModelRequest
 from handoff_sim.testing import FunctionModel

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from handoff_sim import Agent, SessionMode, Simulation, SubAgent, simulate
+from handoff_sim import Agent, SessionMode, SubAgent, simulate
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel
 from tests._helpers import ConcurrencyTracker, delegate, leaf, parent_of, starts, turn
 

@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
-from handoff_sim import Agent, HandoffPolicy, SessionMode, Simulation, SubAgent, Tool, simulate
+from handoff_sim import Agent, HandoffPolicy, SessionMode, SubAgent, Tool, simulate
 from handoff_sim.messages import ModelRequest
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import FunctionModel, ScriptedModel
 from tests._helpers import call, delegate, leaf, parent_of, turn
 

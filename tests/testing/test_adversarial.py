@@ -8,18 +8,14 @@ from collections.abc import Callable
 
 import pytest
 
-from handoff_sim import Agent, ConfigurationError, HandoffPolicy, Simulation, SubAgent, Trace
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, SubAgent, Trace
 from handoff_sim._invariants import EXPECTED_RUN_ERRORS, check_invariants
 from handoff_sim.errors import VirtualDeadlineError
 from handoff_sim.events import ModelResponseEvent, ToolEndEvent, ToolStartEvent
 from handoff_sim.messages import Message, ModelRequest, ModelResponse, ToolSpec
-from handoff_sim.testing import (
-    DEFAULT_BEHAVIOURS,
-    AdversarialModel,
-    AdversarialModelError,
-    Behaviour,
-    ScriptedModel,
-)
+from handoff_sim.simulation import Simulation
+from handoff_sim.testing import AdversarialModel, AdversarialModelError, Behaviour, ScriptedModel
+from handoff_sim.testing._adversarial import DEFAULT_BEHAVIOURS
 
 
 def _tree(behaviours: list[Behaviour], **knobs: int) -> Agent:

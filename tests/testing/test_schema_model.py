@@ -10,10 +10,11 @@ import jsonschema
 import pytest
 from pydantic import BaseModel
 
-from handoff_sim import Agent, ConfigurationError, HandoffPolicy, Simulation, Tool, simulate, tool
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, Tool, simulate, tool
 from handoff_sim.errors import ScriptError
 from handoff_sim.events import ToolEndEvent, ToolStartEvent
 from handoff_sim.messages import ToolSpec
+from handoff_sim.simulation import Simulation
 from handoff_sim.styles.flink import FlinkSubAgent
 from handoff_sim.styles.sophi import AgentDefinition, sophi_agent
 from handoff_sim.testing import SchemaModel, SchemaModelError

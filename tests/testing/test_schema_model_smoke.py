@@ -15,10 +15,10 @@ from types import ModuleType
 
 import pytest
 
-from handoff_sim import Agent, InMemorySessionStore, Simulation
-from handoff_sim.errors import HandoffDeniedError
+from handoff_sim import Agent, HandoffDeniedError
+from handoff_sim._sessions import InMemorySessionStore
+from handoff_sim.errors import ScenarioError
 from handoff_sim.events import HandoffStartEvent
-from handoff_sim.scenarios import ScenarioError
 from handoff_sim.scenarios._build import (
     BuildContext,
     build_entry_agent,
@@ -26,6 +26,7 @@ from handoff_sim.scenarios._build import (
     build_type_models,
 )
 from handoff_sim.scenarios._load import LoadedScenario, load_file
+from handoff_sim.simulation import Simulation
 from handoff_sim.testing import SchemaModel, override_models
 from tests.hostile._support import open_starts
 

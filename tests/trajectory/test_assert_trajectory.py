@@ -10,7 +10,7 @@ import pytest
 
 import handoff_sim._trajectory  # noqa: F401  (imported once: pytester drops modules a run imports)
 import pytest_handoff._trajectory  # noqa: F401
-from handoff_sim.errors import ConfigurationError
+from handoff_sim import ConfigurationError
 from handoff_sim.testing import TrajectorySpecError, check_trajectory
 from pytest_handoff import HandoffAssertionError, assert_trajectory
 from tests.trajectory._fan_out import recorded

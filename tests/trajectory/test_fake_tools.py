@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from handoff_sim import Agent, HandoffPolicy, SubAgent, simulate
-from handoff_sim.errors import ConfigurationError
+from handoff_sim import Agent, ConfigurationError, HandoffPolicy, SubAgent, simulate
 from handoff_sim.messages import ModelRequest
 from handoff_sim.testing import (
     FakeTool,

@@ -19,7 +19,8 @@ from handoff_sim.scenarios._schema import (
     SubAgentSpec,
 )
 from handoff_sim.styles.flink import FlinkSubAgent
-from handoff_sim.subagents import HandoffPolicy, SessionMode, SubAgent
+from handoff_sim.subagents._definition import SubAgent
+from handoff_sim.subagents._policy import HandoffPolicy, SessionMode
 
 if TYPE_CHECKING:
     from pathlib import Path

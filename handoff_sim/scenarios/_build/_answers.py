@@ -24,7 +24,7 @@ from typing import Any
 
 from handoff_sim.errors import ToolReplayMismatchError
 from handoff_sim.scenarios._schema import FakeToolSpec, RaisesSpec, ToolAnswerSpec
-from handoff_sim.testing import AnswerTable
+from handoff_sim.testing._fake_answers import AnswerTable
 
 __all__ = ["RecordedAnswers", "table_of"]
 

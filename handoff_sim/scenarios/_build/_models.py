@@ -16,7 +16,7 @@ from handoff_sim.scenarios._schema import (
 )
 
 if TYPE_CHECKING:
-    from handoff_sim.testing import ReplayLedger
+    from handoff_sim.testing._replay_lane import ReplayLedger
 
 __all__ = [
     "Locate",
@@ -42,14 +42,15 @@ class _Scripts:
         self.recorded = spec.recorded
         self.ledger: ReplayLedger | None = None
         if self.recorded is not None:
-            from handoff_sim.testing import ReplayLedger
+            from handoff_sim.testing._replay_lane import ReplayLedger
 
             self.ledger = ReplayLedger()
 
     def model(self, name: str, steps: list[str | dict[str, Any]], places: list[str]) -> ModelClient:
         """A ScriptedModel of ``steps``, or in a recording the ReplayModel of its lane
         (``places``: where each step is written, for its messages)."""
-        from handoff_sim.testing import ReplayModel, ScriptedModel
+        from handoff_sim.testing import ScriptedModel
+        from handoff_sim.testing._replay import ReplayModel
 
         if self.recorded is None:
             return ScriptedModel(steps, name=name)
@@ -108,7 +109,7 @@ def unused_recorded_steps(
     that no longer calls an agent).
     """
     from handoff_sim.errors import UnusedRecordingError
-    from handoff_sim.testing import ReplayModel
+    from handoff_sim.testing._replay import ReplayModel
 
     if error is not None:
         return []
@@ -177,7 +178,8 @@ def built_in_kind(raw: dict[str, Any], name: str = "stub") -> ModelClient | None
     Their options are checked here: a wrong one raises pydantic's ``ValidationError`` (a
     wrong outcome of a stub, a ``ConfigurationError``).
     """
-    from handoff_sim.testing import SchemaModelSpec, StubModelSpec
+    from handoff_sim.testing._schema_model import SchemaModelSpec
+    from handoff_sim.testing._stub import StubModelSpec
 
     if raw.get("kind") == StubModelSpec.KIND:
         return StubModelSpec.model_validate(raw).build(name)

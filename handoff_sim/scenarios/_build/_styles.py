@@ -18,13 +18,13 @@ from handoff_sim.styles.sophi import (
     ALLOW_ALL,
     DENY_ALL,
     AgentDefinition,
-    ConfirmationPolicy,
     ConfirmationRequest,
     SubagentDispatcher,
     ToolRegistry,
     sophi_agent,
 )
-from handoff_sim.subagents import HandoffPolicy
+from handoff_sim.styles.sophi._confirmation import ConfirmationPolicy
+from handoff_sim.subagents._policy import HandoffPolicy
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

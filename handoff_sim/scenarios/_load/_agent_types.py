@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from handoff_sim.errors import ConfigurationError
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim.scenarios._load._style_checks import Finding
 from handoff_sim.scenarios._load._yaml import FieldPath
 from handoff_sim.scenarios._schema import (

@@ -18,8 +18,8 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._references import resolve_reference
-from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios._load._yaml import FieldPath
 from handoff_sim.scenarios._schema import ScenarioSpec, SubAgentSpec
 

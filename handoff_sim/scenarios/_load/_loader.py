@@ -10,9 +10,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._files import UnreadableFile, read_regular
 from handoff_sim._limits import MAX_SCENARIO_FILE_BYTES, MAX_YAML_DEPTH, MAX_YAML_NODES
-from handoff_sim.errors import ConfigurationError
 from handoff_sim.scenarios._errors import Problem, ScenarioError, ScenarioFileError
 from handoff_sim.scenarios._load._agent_types import AgentTypes, LoadFailure, load_agent_types
 from handoff_sim.scenarios._load._checks import check_scenario, locate

@@ -24,7 +24,9 @@ from handoff_sim.scenarios._expect import TurnSessions
 from handoff_sim.scenarios._run._realtime import RealTimeRun, real_time
 from handoff_sim.scenarios._schema import CustomModelSpec, ScenarioSpec
 from handoff_sim.simulation import Simulation
-from handoff_sim.testing import FunctionModel, ReplayModel, SchemaModelSpec, ScriptedModel
+from handoff_sim.testing import FunctionModel, ScriptedModel
+from handoff_sim.testing._replay import ReplayModel
+from handoff_sim.testing._schema_model import SchemaModelSpec
 from handoff_sim.trace import Trace
 
 if TYPE_CHECKING:

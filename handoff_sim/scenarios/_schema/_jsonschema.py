@@ -49,7 +49,8 @@ def scenario_json_schema() -> dict[str, Any]:
 def _add_built_in_kinds(defs: dict[str, Any]) -> None:
     """``kind: schema`` (the schema-driven fake) and ``kind: stub`` (a stub answering from a
     table) are built in: their options are checked too."""
-    from handoff_sim.testing import SchemaModelSpec, StubModelSpec
+    from handoff_sim.testing._schema_model import SchemaModelSpec
+    from handoff_sim.testing._stub import StubModelSpec
 
     rules = []
     for spec in (SchemaModelSpec, StubModelSpec):

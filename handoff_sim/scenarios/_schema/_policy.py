@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from handoff_sim._limits import MAX_RETRIES
 from handoff_sim.scenarios._schema._types import PositiveDuration
-from handoff_sim.subagents import InputFilterBlock, RetryOnBlock
+from handoff_sim.subagents._policy import InputFilterBlock, RetryOnBlock
 
 __all__ = ["FailureActionName", "PolicyBlock", "PolicySpec"]
 

@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._safe import JsonProblem, error_text, parse_json
-from handoff_sim.errors import ConfigurationError
 
 __all__ = ["SubAgentNotOfferedWarning", "derive_input_schema"]
 

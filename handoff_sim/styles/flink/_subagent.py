@@ -16,7 +16,9 @@ from handoff_sim._safe import error_text
 from handoff_sim.messages import ToolCall, ToolSpec
 from handoff_sim.styles.flink._normalize import decode_output, normalize_result, render_result
 from handoff_sim.styles.flink._schema import derive_input_schema
-from handoff_sim.subagents import SUBAGENT_PREFIX, SessionMode, SubAgent, check_explicit_tool_name
+from handoff_sim.subagents._definition import SubAgent
+from handoff_sim.subagents._naming import SUBAGENT_PREFIX, check_explicit_tool_name
+from handoff_sim.subagents._policy import SessionMode
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

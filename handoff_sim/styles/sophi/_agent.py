@@ -20,7 +20,7 @@ from handoff_sim.styles.sophi._definitions import AgentDefinition
 from handoff_sim.styles.sophi._dispatcher import DEFAULT_MAX_DELEGATION_DEPTH, SubagentDispatcher
 from handoff_sim.styles.sophi._registry import ToolRegistry
 from handoff_sim.styles.sophi._risk import RiskLevel, risk_of
-from handoff_sim.subagents import HandoffPolicy
+from handoff_sim.subagents._policy import HandoffPolicy
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

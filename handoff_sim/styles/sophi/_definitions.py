@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from handoff_sim.errors import ConfigurationError
+from handoff_sim._errors._families import ConfigurationError
 
 if TYPE_CHECKING:
     import yaml

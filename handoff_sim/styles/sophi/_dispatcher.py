@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from handoff_sim._context import current_frame
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._models import ModelClient
 from handoff_sim._safe import error_message
 from handoff_sim._sessions import InMemorySessionStore, Session, SessionStore
 from handoff_sim._tools import Tool, ToolSetExecutor, parse_arguments
-from handoff_sim.errors import ConfigurationError
 from handoff_sim.messages import ToolCall, ToolSpec
 from handoff_sim.styles.sophi._arguments import (
     DELEGATE_TOOL_NAME,
@@ -37,7 +37,8 @@ from handoff_sim.styles.sophi._confirmation import (
 from handoff_sim.styles.sophi._definitions import AgentDefinition
 from handoff_sim.styles.sophi._registry import ToolRegistry
 from handoff_sim.styles.sophi._risk import RiskLevel, risk_of
-from handoff_sim.subagents import HandoffPolicy, Refusal, SessionMode, SubAgent
+from handoff_sim.subagents._definition import Refusal, SubAgent
+from handoff_sim.subagents._policy import HandoffPolicy, SessionMode
 
 if TYPE_CHECKING:
     from handoff_sim._agent import Agent

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from handoff_sim._errors._run import UnknownToolError
 from handoff_sim._tools import Tool
-from handoff_sim.errors import UnknownToolError
 from handoff_sim.messages import ToolSpec
 from handoff_sim.styles.sophi._risk import RiskLevel, check_risk_declaration, risk_of
 

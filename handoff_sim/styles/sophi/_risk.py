@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping
 from enum import IntEnum
 from typing import Any
 
+from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._tools import Tool
-from handoff_sim.errors import ConfigurationError
 
 __all__ = ["RISK_KEY", "RiskDeclaration", "RiskLevel", "risk_of", "with_risk"]
 
