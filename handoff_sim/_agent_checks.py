@@ -10,10 +10,10 @@ import inspect
 import reprlib
 from collections.abc import Callable, Iterable, Mapping
 
+from handoff_sim._errors._configuration import InvalidNameError
 from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._limits import MAX_STEPS
 from handoff_sim._tools import Tool
-from handoff_sim.errors import InvalidNameError
 from handoff_sim.subagents._policy import HandoffPolicy
 
 __all__ = ["check_model", "check_options", "checked_name", "checked_tools", "describe", "items"]

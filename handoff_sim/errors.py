@@ -16,15 +16,16 @@ act; some also derive from the standard exception that says what kind of failure
 * ``DataError`` — data read or written cannot be used: a session store, OTLP traces;
 * ``CheckFailedError`` — a check found the code under test wrong.
 
-A name in brackets says where a class defined elsewhere is imported from
-(``handoff_sim.`` left out, ``[handoff_sim]`` for the package itself); the others import
-from this module, and the families from ``handoff_sim`` too.
+A name in brackets says where a class is imported from when it is not this module
+(``handoff_sim.`` left out, ``[handoff_sim]`` for the package itself; a private module for
+one that is not public: a user catches its family or its standard base instead); the
+others import from this module. Each class has one public home.
 
 HandoffSimError
-├── ConfigurationError (ValueError)        raised at construction: fix the code
-│   ├── InvalidNameError                    blank or malformed agent/tool name
-│   ├── DuplicateToolNameError              two tools answer to one name
-│   ├── ReservedPrefixError                 plain tool named ``subagent_*``
+├── ConfigurationError (ValueError)        [handoff_sim] raised at construction: fix the code
+│   ├── InvalidNameError                    [_errors._configuration] a blank or malformed name
+│   ├── DuplicateToolNameError              [handoff_sim] two tools answer to one name
+│   ├── ReservedPrefixError                 [handoff_sim] plain tool named ``subagent_*``
 │   ├── PolicyError                         invalid HandoffPolicy value
 │   │   └── RetryClassifierError            a retry classification (retry_on, retryable)
 │   │                                       cannot be imported, or raised or gave no bool
@@ -36,17 +37,17 @@ HandoffSimError
 │   ├── TrajectorySpecError                 [testing] a trajectory expectation is written wrong
 │   ├── SyncInvokeError                     [adapters.langgraph] a graph's sync entry point
 │   │                                       (invoke, stream) was called inside a simulation
-│   └── UnknownRuntimeError                 [adapters] no framework runtime by that name
+│   └── UnknownRuntimeError                 [adapters._registry] no framework runtime by that name
 ├── SetupError                             the environment lacks something the call needs
 │   ├── MissingExtraError (ImportError)     [adapters] the optional extra is not installed
 │   └── PluginLoadError                     [cli._plugins] a command plugin cannot be loaded
 ├── RunError                               raised out of a run: the run stopped
 │   ├── BudgetExceededError                 the run budget (model calls, handoffs, nesting) ran out
 │   ├── CaptureError                        [adapters] capture() could not record a run
-│   ├── HandoffDeniedError                  policy denial under FailureAction.FAIL
+│   ├── HandoffDeniedError                  [handoff_sim] policy denial under FailureAction.FAIL
 │   │   └── HandoffDeniedInRunError (AgentsException)
 │   │                                       [adapters.openai_agents] the same, out of Runner.run
-│   ├── MaxStepsExceededError               the ReAct loop ran out of steps
+│   ├── MaxStepsExceededError               [handoff_sim] the ReAct loop ran out of steps
 │   ├── RealTimeDeadlineError               a ``clock: real`` scenario went over its real deadline
 │   ├── RecordedRunError                    [cli._trace_check] the error a recorded run ended with
 │   └── VirtualTimeError                    a simulated run cannot go on
@@ -54,9 +55,9 @@ HandoffSimError
 │       └── VirtualDeadlineError            virtual time passed the simulation's deadline
 ├── ToolCallError                          one tool call failed; the model sees it
 │   ├── HandoffTimeoutError (TimeoutError)  an attempt timed out
-│   ├── UnknownToolError (LookupError)      a tool executor does not serve a name
+│   ├── UnknownToolError (LookupError)      [handoff_sim] a tool executor does not serve a name
 │   └── ResultNormalizationError (TypeError, ValueError)
-│                                           [styles.flink] a result JSON cannot express
+│                                           [styles.flink._normalize] a result JSON cannot express
 ├── ScriptError                            a fake or custom model misbehaved: fix the test
 │   ├── ScriptExhaustedError                asked for more steps than scripted
 │   ├── ScriptAssertionError (AssertionError)
@@ -128,16 +129,12 @@ AttemptAbandoned (BaseException)           [subagents._deadline] stops a sub-age
 """
 
 from handoff_sim._errors._configuration import (
-    DuplicateToolNameError,
     InputFilterError,
-    InvalidNameError,
     PolicyError,
-    ReservedPrefixError,
     RetryClassifierError,
 )
 from handoff_sim._errors._families import (
     CheckFailedError,
-    ConfigurationError,
     DataError,
     HandoffSimError,
     RunError,
@@ -156,15 +153,12 @@ from handoff_sim._errors._recording import (
 )
 from handoff_sim._errors._run import (
     BudgetExceededError,
-    HandoffDeniedError,
     HandoffTimeoutError,
-    MaxStepsExceededError,
     OtlpError,
     OtlpFormatError,
     PatternTimeoutError,
     RealTimeDeadlineError,
     SessionStoreError,
-    UnknownToolError,
     VirtualDeadlineError,
     VirtualDeadlockError,
     VirtualTimeError,
@@ -180,16 +174,11 @@ from handoff_sim._errors._script import (
 __all__ = [
     "BudgetExceededError",
     "CheckFailedError",
-    "ConfigurationError",
     "DataError",
-    "DuplicateToolNameError",
     "FunctionModelError",
-    "HandoffDeniedError",
     "HandoffSimError",
     "HandoffTimeoutError",
     "InputFilterError",
-    "InvalidNameError",
-    "MaxStepsExceededError",
     "ModelResponseError",
     "OtlpError",
     "OtlpFormatError",
@@ -200,7 +189,6 @@ __all__ = [
     "RecordingFormatError",
     "ReplayExhaustedError",
     "ReplayMismatchError",
-    "ReservedPrefixError",
     "RetryClassifierError",
     "RunError",
     "ScenarioError",
@@ -212,7 +200,6 @@ __all__ = [
     "ToolCallError",
     "ToolReplayMismatchError",
     "UnconsumedStepsError",
-    "UnknownToolError",
     "UnusedRecordingError",
     "VirtualDeadlineError",
     "VirtualDeadlockError",

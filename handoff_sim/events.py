@@ -17,35 +17,20 @@ from typing import Any, ClassVar, Literal, TypeAlias, TypedDict, get_args
 import msgspec
 
 __all__ = [
-    "DENIAL_REASONS",
-    "EVENT_TYPES",
     "AnyEvent",
-    "AttemptOutcome",
-    "ConfirmationDecision",
     "ConfirmationDecisionEvent",
     "ConfirmationRequestEvent",
-    "DenialReason",
     "Event",
-    "EventStamp",
-    "EventType",
-    "FailureReason",
     "HandoffAttemptEndEvent",
     "HandoffAttemptStartEvent",
     "HandoffEndEvent",
-    "HandoffFields",
-    "HandoffReason",
     "HandoffStartEvent",
-    "HandoffStatus",
     "ModelRequestEvent",
     "ModelResponseEvent",
-    "RiskTier",
     "RunEndEvent",
     "RunStartEvent",
-    "RunStatus",
     "ToolEndEvent",
     "ToolStartEvent",
-    "ToolStatus",
-    "event_from_dict",
 ]
 
 HandoffStatus = Literal["completed", "failed", "denied", "fallback", "unavailable", "cancelled"]

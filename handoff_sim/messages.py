@@ -19,14 +19,8 @@ from handoff_sim.errors import ModelResponseError
 __all__ = [
     "Message",
     "MessageHistory",
-    "ModelRequest",
-    "ModelResponse",
-    "Role",
-    "ToolCall",
     "ToolSpec",
     "Usage",
-    "check_response",
-    "plain_response",
 ]
 
 Role = Literal["system", "user", "assistant", "tool"]

@@ -25,7 +25,6 @@ integer whose smallest value is the simpler case, so failures shrink to small tr
 """
 
 from handoff_sim.fuzzing._strategies import (
-    COLLIDING_NAMES,
     adversarial_specs,
     agent_trees,
     durations,
@@ -41,7 +40,6 @@ from handoff_sim.fuzzing._strategies import (
 )
 
 __all__ = [
-    "COLLIDING_NAMES",
     "adversarial_specs",
     "agent_trees",
     "durations",

@@ -14,7 +14,6 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast, overload
 
 from handoff_sim._spans import AttemptSpan, HandoffSpan, Spans, build_spans
-from handoff_sim._terminal import escape_text, escape_value
 from handoff_sim._text_forms import describe_handoff, render_event
 from handoff_sim.events import (
     Event,
@@ -30,12 +29,7 @@ if TYPE_CHECKING:
     from handoff_sim._otlp import OtlpTrace, UnmappedSpan
 
 __all__ = [
-    "HandoffNode",
-    "HandoffRecord",
     "ImportedTrace",
-    "Trace",
-    "escape_text",
-    "escape_value",
     "read_otlp",
 ]
 

@@ -33,7 +33,6 @@ if TYPE_CHECKING:
     )
     from pytest_handoff._gates import assert_gates
     from pytest_handoff._recording_errors import MissingRecordingError, RealModelBlockedError
-    from pytest_handoff._runner import ScenarioRunner
     from pytest_handoff._snapshot import TraceSnapshotExtension
     from pytest_handoff._trajectory import assert_trajectory
 
@@ -43,7 +42,6 @@ __all__ = [
     "HandoffAssertionError",
     "MissingRecordingError",
     "RealModelBlockedError",
-    "ScenarioRunner",
     "ScriptedModelFactory",
     "TraceSnapshotExtension",
     "VirtualClock",
@@ -67,7 +65,6 @@ _HOME = {
     "ScriptedModelFactory": "pytest_handoff._builders",
     "VirtualClock": "pytest_handoff._builders",
     "delegate": "pytest_handoff._builders",
-    "ScenarioRunner": "pytest_handoff._runner",
     "assert_gates": "pytest_handoff._gates",
     "MissingRecordingError": "pytest_handoff._recording_errors",
     "RealModelBlockedError": "pytest_handoff._recording_errors",

@@ -17,7 +17,8 @@ from handoff_sim import (
     Tool,
     simulate,
 )
-from handoff_sim.errors import InvalidNameError, ModelResponseError, RunError
+from handoff_sim._errors._configuration import InvalidNameError
+from handoff_sim.errors import ModelResponseError, RunError
 from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall
 from handoff_sim.simulation import Simulation
 from handoff_sim.testing import ScriptedModel, SimulatedModelError

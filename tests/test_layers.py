@@ -189,6 +189,34 @@ FACES = {
 }
 
 
+def reaches_inside_an_interface(target: str) -> bool:
+    """Whether the private module ``target`` lies below another private module.
+
+    A component's internal interface is the private modules and sub-packages right inside
+    a public one (``handoff_sim.scenarios._load``, ``handoff_sim.subagents._naming``,
+    ``handoff_sim.styles.sophi._confirmation``, ``handoff_sim._terminal``): what our other
+    components and pytest_handoff share, which users must not rely on. What lies deeper
+    (``handoff_sim.scenarios._load._yaml``) is the component's alone.
+    """
+    parts = target.split(".")
+    first = next(i for i, part in enumerate(parts) if part.startswith("_"))
+    return first < len(parts) - 1
+
+
+@pytest.mark.parametrize(
+    ("target", "inside"),
+    [
+        ("handoff_sim.scenarios._load", False),
+        ("handoff_sim.styles.sophi._confirmation", False),
+        ("handoff_sim._terminal", False),
+        ("handoff_sim.scenarios._load._yaml", True),
+        ("handoff_sim._errors._run", True),
+    ],
+)
+def test_an_interface_is_one_private_level_below_a_public_module(target: str, inside: bool) -> None:
+    assert reaches_inside_an_interface(target) is inside
+
+
 def test_no_module_imports_another_components_private_name() -> None:
     trespass = []
     for module, found in _all_imports():
@@ -196,6 +224,8 @@ def test_no_module_imports_another_components_private_name() -> None:
         if owner is None or FACES.get(module.name) == owner:
             continue
         if module.name == owner or module.name.startswith(owner + "."):
+            continue
+        if not reaches_inside_an_interface(found.target):
             continue
         trespass.append(f"{module.where}:{found.line}: {module.name} imports {found.name}")
     assert not trespass, "\n".join(trespass)

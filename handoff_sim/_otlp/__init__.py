@@ -161,7 +161,7 @@ def choose_trace(found: Sequence[T], source: object, trace_id: str | None) -> T 
         return None
     raise OtlpError(
         f"{label}: holds {len(found)} traces; choose one with trace_id= "
-        f"(or read them all with handoff_sim.otel.read_otlp){_listing(found)}"
+        f"(or read them all with handoff_sim.trace.read_otlp){_listing(found)}"
     )
 
 

@@ -30,37 +30,17 @@ from handoff_sim.adapters._errors import (
     GovernanceError,
     MissingExtraError,
     ScenarioNotApplicable,
-    require_extra,
 )
-from handoff_sim.adapters._model_swap import FrameworkTree
-from handoff_sim.adapters._recorded_runtime import runtime_for
-from handoff_sim.adapters._registry import (
-    DEFAULT_RUNTIME,
-    RUNTIME_NAMES,
-    RuntimeFactory,
-    UnknownRuntimeError,
-    override_framework_models,
-    record_framework_models,
-    replay_framework_tools,
-    runtime_factory,
-)
+from handoff_sim.adapters._registry import runtime_factory
+from handoff_sim.adapters._simulate import SimulatedRun
 from handoff_sim.adapters._transfer import Transfer
 
 __all__ = [
-    "DEFAULT_RUNTIME",
-    "RUNTIME_NAMES",
     "CaptureError",
-    "FrameworkTree",
     "GovernanceError",
     "MissingExtraError",
-    "RuntimeFactory",
     "ScenarioNotApplicable",
+    "SimulatedRun",
     "Transfer",
-    "UnknownRuntimeError",
-    "override_framework_models",
-    "record_framework_models",
-    "replay_framework_tools",
-    "require_extra",
     "runtime_factory",
-    "runtime_for",
 ]

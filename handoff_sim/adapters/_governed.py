@@ -1,7 +1,7 @@
 """``governed(...)``: the framework-neutral half, a sub-agent mount on our own executor.
 
 A framework delegation (an agent used as a tool) is mounted the way delegation styles
-mount: a :class:`~handoff_sim.subagents.SubAgent` whose ``target`` runs the
+mount: a :class:`~handoff_sim.SubAgent` whose ``target`` runs the
 framework's delegation once per attempt. The runtime's
 :class:`~handoff_sim.subagents.HandoffExecutor` then applies the policy with
 its own code: admission (allow/deny lists, depth), the input filter, attempts with

@@ -1,7 +1,7 @@
 """What every framework ``SimModel`` shares: drive one of our model clients, record the call.
 
 The framework half translates the framework's request into a
-:class:`~handoff_sim.messages.ModelRequest` and our answer back into the framework's
+:class:`~handoff_sim.ModelRequest` and our answer back into the framework's
 response; this half calls the client, fills blank call ids (the frameworks require
 ids), and records ``model_request``/``model_response`` when the call belongs to a
 recorded run.

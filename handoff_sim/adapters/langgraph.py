@@ -37,19 +37,14 @@ from handoff_sim.adapters._lg_handoffs import governed_handoffs  # noqa: E402
 from handoff_sim.adapters._lg_model import SimChatModel  # noqa: E402
 from handoff_sim.adapters._lg_simulate import simulate_run  # noqa: E402
 from handoff_sim.adapters._lg_sync import SyncInvokeError  # noqa: E402
-from handoff_sim.adapters._simulate import SimulatedRun  # noqa: E402
-from handoff_sim.adapters._transfer import Transfer  # noqa: E402
 
 SimModel = SimChatModel
 """The same class as :class:`SimChatModel`, under the name every adapter exports."""
 
 __all__ = [
-    "LangGraphCapture",
     "SimChatModel",
     "SimModel",
-    "SimulatedRun",
     "SyncInvokeError",
-    "Transfer",
     "capture",
     "governed",
     "governed_handoffs",

@@ -24,15 +24,11 @@ require_extra(
     package="openai-agents",
 )
 
-from handoff_sim.adapters._capture import Transfer  # noqa: E402
 from handoff_sim.adapters._oai_capture import OpenAIAgentsCapture  # noqa: E402
 from handoff_sim.adapters._oai_governed import HandoffDeniedInRunError, governed  # noqa: E402
-from handoff_sim.adapters._oai_graph import SdkGraph  # noqa: E402
 from handoff_sim.adapters._oai_handoffs import governed_handoffs  # noqa: E402
 from handoff_sim.adapters._oai_model import SimModel  # noqa: E402
 from handoff_sim.adapters._oai_record import (  # noqa: E402
-    FrameworkRecording,
-    ModelCallRecorder,
     RecordingModel,
     record_models,
     recording,
@@ -45,15 +41,9 @@ from handoff_sim.adapters._simulate import RunInput, SimulatedRun, T, simulate_w
 from handoff_sim.simulation._simulation import DEFAULT_DEADLINE  # noqa: E402
 
 __all__ = [
-    "FrameworkRecording",
     "HandoffDeniedInRunError",
-    "ModelCallRecorder",
-    "OpenAIAgentsCapture",
     "RecordingModel",
-    "SdkGraph",
     "SimModel",
-    "SimulatedRun",
-    "Transfer",
     "capture",
     "governed",
     "governed_handoffs",

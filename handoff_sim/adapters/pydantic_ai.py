@@ -51,10 +51,8 @@ from handoff_sim.adapters._simulate import (  # noqa: E402
 from handoff_sim.simulation._simulation import DEFAULT_DEADLINE  # noqa: E402
 
 __all__ = [
-    "PydanticAICapture",
     "RecordingModel",
     "SimModel",
-    "SimulatedRun",
     "capture",
     "governed",
     "governed_tool",

@@ -6,7 +6,7 @@
 scenario; with ``--gate``/``--gates``, thresholds (``cli/_check_gates.py``) as a table and
 ``--junitxml``. Exit 0 when all hold, 1 when one does not, 2 on an ill-formed file,
 5 when the file holds no span. :func:`open_suite` and :func:`close_suite` wrap
-``handoff_sim.otel.OtelSuite`` for ``run --otel``: the file of every scenario's trace.
+``handoff_sim.otel._suite.OtelSuite`` for ``run --otel``: the file of every scenario's trace.
 """
 
 from __future__ import annotations

@@ -11,14 +11,8 @@ first use. See docs/fuzzing.md.
 
 from typing import TYPE_CHECKING
 
-from handoff_sim.fuzzing._case import (
-    ADVERSARIAL_KNOBS,
-    CaseResult,
-    build_case,
-    case_of,
-    check_case,
-)
-from handoff_sim.fuzzing._faults import FAULTS, DropEvents, Fault, FaultyRecorder
+from handoff_sim.fuzzing._case import build_case
+from handoff_sim.fuzzing._faults import FAULTS, FaultyRecorder
 from handoff_sim.fuzzing._generate import (
     Choices,
     RandomChoices,
@@ -26,48 +20,27 @@ from handoff_sim.fuzzing._generate import (
     ScenarioOptions,
     scenario,
 )
-from handoff_sim.fuzzing._policy import PolicyFuzzer, fuzz_policy, policy_dict
-from handoff_sim.fuzzing._repro import (
-    FuzzFailure,
-    python_reproducer,
-    replay,
-    scenario_yaml,
-    write_reproducer,
-)
-from handoff_sim.fuzzing._seeded import seeded_search
-from handoff_sim.fuzzing._stats import FuzzStats
+from handoff_sim.fuzzing._policy import fuzz_policy
+from handoff_sim.fuzzing._repro import FuzzFailure, replay
 
 if TYPE_CHECKING:
     from handoff_sim.fuzzing._machine import HandoffFuzzMachine, machine_settings, run_fuzz_machine
 
 __all__ = [
-    "ADVERSARIAL_KNOBS",
     "FAULTS",
-    "CaseResult",
     "Choices",
-    "DropEvents",
-    "Fault",
     "FaultyRecorder",
     "FuzzFailure",
-    "FuzzStats",
     "HandoffFuzzMachine",
-    "PolicyFuzzer",
     "RandomChoices",
     "ReplayChoices",
     "ScenarioOptions",
     "build_case",
-    "case_of",
-    "check_case",
     "fuzz_policy",
     "machine_settings",
-    "policy_dict",
-    "python_reproducer",
     "replay",
     "run_fuzz_machine",
     "scenario",
-    "scenario_yaml",
-    "seeded_search",
-    "write_reproducer",
 ]
 
 _MACHINE = frozenset({"HandoffFuzzMachine", "machine_settings", "run_fuzz_machine"})

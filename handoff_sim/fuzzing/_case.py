@@ -14,12 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from handoff_sim._agent import Agent
-from handoff_sim._errors._configuration import DuplicateToolNameError, ReservedPrefixError
+from handoff_sim._errors._configuration import (
+    DuplicateToolNameError,
+    InvalidNameError,
+    ReservedPrefixError,
+)
 from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._invariants import Invariant, Violation, check_determinism, check_invariants
 from handoff_sim._models import ModelClient
 from handoff_sim._patterns import search
-from handoff_sim.errors import InvalidNameError, PatternTimeoutError
+from handoff_sim.errors import PatternTimeoutError
 from handoff_sim.fuzzing._faults import Fault, FaultyRecorder
 from handoff_sim.simulation import Simulation
 from handoff_sim.subagents._naming import normalize_tool_name

@@ -29,26 +29,16 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import (  # noqa: E4
     InMemorySpanExporter,
 )
 
-from handoff_sim._otlp import OtlpError, OtlpFormatError, UnmappedSpan  # noqa: E402
 from handoff_sim._otlp._names import DEFAULT_EPOCH_NS  # noqa: E402
 from handoff_sim.otel._json import OtlpJsonFileExporter, otlp_json, write_json  # noqa: E402
 from handoff_sim.otel._sdk import Epoch, export_seeded, export_trace, trace_spans  # noqa: E402
-from handoff_sim.otel._suite import OtelSuite  # noqa: E402
-from handoff_sim.trace import ImportedTrace, Trace, read_otlp  # noqa: E402
+from handoff_sim.trace import Trace  # noqa: E402
 
 __all__ = [
-    "DEFAULT_EPOCH_NS",
-    "Epoch",
-    "ImportedTrace",
-    "OtelSuite",
-    "OtlpError",
-    "OtlpFormatError",
     "OtlpJsonFileExporter",
-    "UnmappedSpan",
     "encode_traces",
     "export_trace",
     "otlp_json",
-    "read_otlp",
     "trace_spans",
     "write_otlp_json",
 ]

@@ -1,7 +1,7 @@
 """``record(...)`` for a framework agent (openai-agents, pydantic-ai): its adapter records.
 
 The adapter wraps the graph's real models and captures the block's runs
-(``handoff_sim.adapters.record_framework_models``); this module writes what it saw as
+(``handoff_sim.adapters._registry.record_framework_models``); this module writes what it saw as
 a recording, like a run of handoff-sim's own agents, with the framework as its
 runtime. A real run's ``elapsed`` holds time a replay does not spend (the framework's
 own work between model calls), so the file is replayed once, on the framework it was

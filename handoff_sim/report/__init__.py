@@ -9,21 +9,13 @@
 The layout is described in docs/report.md.
 """
 
-from handoff_sim.report._axis import format_duration
-from handoff_sim.report._entry import MismatchView, ReportEntry, entry_from_error, entry_from_result
+from handoff_sim.report._entry import ReportEntry, entry_from_error, entry_from_result
 from handoff_sim.report._html import render_report, write_report
-from handoff_sim.report._timeline import Row, Segment, Timeline, build_timeline
 
 __all__ = [
-    "MismatchView",
     "ReportEntry",
-    "Row",
-    "Segment",
-    "Timeline",
-    "build_timeline",
     "entry_from_error",
     "entry_from_result",
-    "format_duration",
     "render_report",
     "write_report",
 ]

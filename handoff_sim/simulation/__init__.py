@@ -4,15 +4,10 @@
 timeout, a script step's latency): seconds, or a string like ``"250ms"``.
 """
 
-from handoff_sim._durations import parse_duration
-from handoff_sim.simulation._simulation import DEFAULT_DEADLINE, DEFAULT_START, Simulation, simulate
+from handoff_sim.simulation._simulation import Simulation
 from handoff_sim.simulation._virtual_loop import VirtualTimeLoop
 
 __all__ = [
-    "DEFAULT_DEADLINE",
-    "DEFAULT_START",
     "Simulation",
     "VirtualTimeLoop",
-    "parse_duration",
-    "simulate",
 ]

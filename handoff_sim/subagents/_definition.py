@@ -8,9 +8,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from handoff_sim._errors._configuration import InvalidNameError
 from handoff_sim._errors._families import ConfigurationError
 from handoff_sim._sessions import Session
-from handoff_sim.errors import InvalidNameError
 from handoff_sim.events import HandoffReason
 from handoff_sim.messages import ToolCall, ToolSpec
 from handoff_sim.subagents._input import envelope, resolve_input

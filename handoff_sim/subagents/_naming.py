@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from handoff_sim.errors import InvalidNameError
+from handoff_sim._errors._configuration import InvalidNameError
 
 __all__ = ["SUBAGENT_PREFIX", "check_explicit_tool_name", "normalize_tool_name"]
 

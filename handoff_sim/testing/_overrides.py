@@ -4,7 +4,7 @@ A downstream project's real agent graph runs with fakes without being rebuilt: e
 agent reachable from the root through its sub-agents (``SubAgent``, Flink-style mounts,
 agents mounted directly) and every agent type of a SoPhi dispatcher can be named. An
 openai-agents or pydantic-ai agent is handed to its adapter, which walks that
-framework's graph (``handoff_sim.adapters.override_framework_models``).
+framework's graph (``handoff_sim.adapters._registry.override_framework_models``).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def override_models(
     tasks started inside the block), stacks, and is undone on exit. An openai-agents or
     pydantic-ai agent's graph is swapped by its adapter (docs/adapters.md, "Fakes in an
     existing graph"): the fakes are wrapped in the framework's ``SimModel``, and the block
-    gets a ``handoff_sim.adapters.FrameworkTree``.
+    gets a ``handoff_sim.adapters._model_swap.FrameworkTree``.
     """
     if not isinstance(root, Agent):
         swap = _framework_swap(root, models)

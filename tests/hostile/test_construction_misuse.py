@@ -20,8 +20,9 @@ from handoff_sim import (
     simulate,
     tool,
 )
+from handoff_sim._errors._configuration import InvalidNameError
 from handoff_sim._limits import MAX_STEPS
-from handoff_sim.errors import FunctionModelError, InvalidNameError, ScriptError
+from handoff_sim.errors import FunctionModelError, ScriptError
 from handoff_sim.messages import ModelRequest, ToolCall
 from handoff_sim.simulation import Simulation
 from handoff_sim.testing import FunctionModel, ScriptedModel

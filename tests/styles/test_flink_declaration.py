@@ -16,7 +16,7 @@ from handoff_sim import (
     simulate,
     tool,
 )
-from handoff_sim.errors import InvalidNameError
+from handoff_sim._errors._configuration import InvalidNameError
 from handoff_sim.styles.flink import FlinkSubAgent, SubAgentNotOfferedWarning
 from handoff_sim.testing import ScriptedModel
 from tests.styles._support import call, turn

@@ -12,7 +12,7 @@ from handoff_sim import (
     Tool,
     normalize_tool_name,
 )
-from handoff_sim.errors import InvalidNameError
+from handoff_sim._errors._configuration import InvalidNameError
 from tests._helpers import leaf
 
 # Every row of the AI4J worked examples (reference §1.3) plus SPEC S2's own examples.

@@ -5,25 +5,14 @@ path, and failures reported to the model as ``Sub-agent <callable> execute
 failed: <reason>``. See docs/styles.md.
 """
 
-from handoff_sim.styles.flink._normalize import (
-    JsonValue,
-    ResultNormalizationError,
-    decode_output,
-    normalize_result,
-    render_result,
-)
-from handoff_sim.styles.flink._schema import SubAgentNotOfferedWarning, derive_input_schema
-from handoff_sim.styles.flink._subagent import SUBAGENT_MARKER, FlinkSubAgent, ResultParser
+from handoff_sim.styles.flink._normalize import decode_output, normalize_result, render_result
+from handoff_sim.styles.flink._schema import SubAgentNotOfferedWarning
+from handoff_sim.styles.flink._subagent import FlinkSubAgent
 
 __all__ = [
-    "SUBAGENT_MARKER",
     "FlinkSubAgent",
-    "JsonValue",
-    "ResultNormalizationError",
-    "ResultParser",
     "SubAgentNotOfferedWarning",
     "decode_output",
-    "derive_input_schema",
     "normalize_result",
     "render_result",
 ]
