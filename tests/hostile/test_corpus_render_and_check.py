@@ -21,6 +21,7 @@ import pytest
 from tests.hostile.test_hostile_files import (
     FILES,
     MEMORY_LIMIT,
+    QUICK_PATTERN_SECONDS,
     TIME_LIMIT,
     TRACEBACK,
     corpus_files,
@@ -32,9 +33,10 @@ RENDER_FORMATS = ("text", "tree", "mermaid", "jsonl")
 # One interpreter serves every file of a command, so its limit is the per-file limit's
 # generous multiple: a file that hung would still exceed it, a busy machine would not.
 OUTER_LIMIT = TIME_LIMIT * 6
-# Files that spend a pattern's whole time budget (a second each) run in one format only:
-# what they attack is the matching, which every format shares.
-ONE_FORMAT = ("regex_backtracking_", "real_clock_step_expect_backtracking")
+# Files that spend a pattern's whole time budget (QUICK_PATTERN_SECONDS here, as in
+# test_hostile_files.py) run in one format only, as does the deepest YAML: what they attack
+# is the matching or the parser, which every format shares.
+ONE_FORMAT = ("regex_backtracking_", "real_clock_step_expect_backtracking", "yaml_nested_1000")
 # Anything a terminal acts on: C0 and C1 controls but the line break, line and paragraph
 # separators, bidi controls and lone surrogates (printed as escapes instead).
 RAW_CONTROL = re.compile(
@@ -45,7 +47,9 @@ RAW_CONTROL = re.compile(
 DRIVER = r"""
 import contextlib, io, json, resource, sys, traceback
 resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+from handoff_sim import _patterns
 from handoff_sim.cli import main
+_patterns.MAX_PATTERN_SECONDS = {quick}
 for argv in json.loads(sys.stdin.read()):
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -64,7 +68,7 @@ for argv in json.loads(sys.stdin.read()):
 def _drive(calls: list[list[str]]) -> list[tuple[list[str], object, str]]:
     """Run every call in one limited interpreter; each call's argv, exit code and output."""
     process = subprocess.run(
-        [sys.executable, "-c", DRIVER.format(limit=MEMORY_LIMIT)],
+        [sys.executable, "-c", DRIVER.format(limit=MEMORY_LIMIT, quick=QUICK_PATTERN_SECONDS)],
         input=json.dumps(calls),
         capture_output=True,
         text=True,

@@ -3,7 +3,8 @@
 The corpus is ``tests/hostile/files/`` (each file says on its first line what it attacks)
 plus what git cannot store, made here: links that loop or point nowhere, a directory
 link back to its parent, a second link to a file, and a FIFO. Each front end runs once
-over the whole corpus, in a subprocess limited to 2 GiB of address space and 30 seconds,
+over the whole corpus, in a subprocess limited to 2 GiB of address space and 30 seconds
+(``run`` and pytest with a user pattern's time budget cut to :data:`QUICK_PATTERN_SECONDS`),
 and must:
 
 * print no Python traceback;
@@ -35,6 +36,16 @@ SUFFIXES = (".yaml", ".yml")
 MEMORY_LIMIT = 2 * 1024**3  # bytes of address space for each subprocess
 TIME_LIMIT = 30.0  # seconds for each subprocess
 TRACEBACK = "Traceback (most recent call last)"
+# A user pattern's time budget in the front ends started here: the files that backtrack
+# catastrophically fail at it as they do at the real one (a second each, which
+# test_bounded_patterns.py pins through the command), in a twentieth of the time.
+QUICK_PATTERN_SECONDS = 0.05
+# Runs ``python -m <module> <args>`` with that budget (sys.argv: the module, then its args).
+QUICK_PATTERNS = (
+    "import runpy, sys; from handoff_sim import _patterns; "
+    f"_patterns.MAX_PATTERN_SECONDS = {QUICK_PATTERN_SECONDS}; sys.argv = sys.argv[1:]; "
+    "runpy.run_module(sys.argv[0], run_name='__main__', alter_sys=True)"
+)
 
 # What the corpus copy adds: name -> what it must be reported as (None: loaded once, silently).
 MADE_HERE = {
@@ -145,12 +156,12 @@ def outcomes(corpus: Path) -> dict[str, Outcome]:
     """Each front end, run once over the whole corpus (all three at the same time)."""
     root = corpus.parent
     (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")  # no ini from above
-    cli = [sys.executable, "-m", "handoff_sim"]
+    quick = [sys.executable, "-c", QUICK_PATTERNS]
     commands = {
-        "validate": [*cli, "validate", str(corpus)],
-        "run": [*cli, "run", "-q", str(corpus)],
+        "validate": [sys.executable, "-m", "handoff_sim", "validate", str(corpus)],
+        "run": [*quick, "handoff_sim", "run", "-q", str(corpus)],
         "pytest": [
-            sys.executable, "-m", "pytest", "-c", str(root / "pytest.ini"),
+            *quick, "pytest", "-c", str(root / "pytest.ini"),
             "--rootdir", str(root), "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
             "--handoff-scenarios", str(corpus), "--tb=native", "-q", "-rfE",
         ],
