@@ -12,17 +12,13 @@ Each offers ``SimModel`` (a fake model of ours as the framework's model), ``capt
 (a framework run recorded as a :class:`~handoff_sim.Trace`), ``governed(...)`` (a
 :class:`~handoff_sim.HandoffPolicy` applied to a delegation) and ``simulate_run(...)``
 (a framework run on the virtual-time loop). Importing one without its extra raises
-:class:`MissingExtraError`, which names the extra to install; :func:`require_extra` is
-that check, for every module behind an extra (``handoff_sim.otel`` too).
-:func:`override_framework_models` swaps models by agent name in a framework's graph
-(what ``handoff_sim.testing.override_models`` does when given a framework agent);
-:func:`record_framework_models` records a framework graph's model calls (what
-``handoff_sim.recording.record`` does when given a framework agent).
+:class:`MissingExtraError`, which names the extra to install.
+:class:`SimulatedRun` is what every ``simulate_run`` returns.
 
 Scenario files run on a framework through :func:`runtime_factory` (``handoff-sim run
 --runtime openai-agents``, ``pytest --handoff-runtime pydantic-ai``); a scenario that
 needs a feature the framework lacks raises :class:`ScenarioNotApplicable`.
-:class:`Transfer` is an openai-agents control transfer as ``capture().transfers`` lists it.
+:class:`Transfer` is a control transfer as ``capture().transfers`` lists it.
 """
 
 from handoff_sim.adapters._errors import (

@@ -1,7 +1,6 @@
-"""Virtual-time simulation: ``simulate``, ``Simulation`` and the ``VirtualTimeLoop``.
+"""Virtual-time simulation: ``Simulation`` and the ``VirtualTimeLoop``.
 
-:func:`parse_duration` reads a duration as every time field does (a policy's
-timeout, a script step's latency): seconds, or a string like ``"250ms"``.
+``simulate`` imports from ``handoff_sim``.
 """
 
 from handoff_sim.simulation._simulation import Simulation

@@ -119,7 +119,7 @@ def _framework_swap(root: object, models: Mapping[str, Any]) -> AbstractContextM
     packages = {cls.__module__.partition(".")[0] for cls in type(root).__mro__}
     if packages.isdisjoint(_FRAMEWORK_PACKAGES):
         return None
-    adapters: Any = importlib.import_module("handoff_sim.adapters")
+    adapters: Any = importlib.import_module("handoff_sim.adapters._registry")
     swap: AbstractContextManager[Any] | None = adapters.override_framework_models(root, models)
     return swap
 
