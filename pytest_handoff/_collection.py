@@ -1,16 +1,19 @@
 """Scenario files as pytest collectors, scenarios as test items.
 
-``ScenarioFile`` loads one YAML file; a malformed file becomes one collection
-error that prints ``path:line:col: field: message`` lines and nothing else.
-``ScenarioItem`` is a ``pytest.Function`` with a generated function object, so
-fixtures (syrupy's ``snapshot`` among them), marks, ``-k``/``-m``, ``--lf`` and
-xdist treat it like any test. Its nodeid is ``path::scenario`` or
+``ScenarioFile`` names the scenarios of one YAML file without validating the rest
+(``docs/plugin.md``, "How collection works"); a file whose names cannot be read becomes
+one collection error that prints ``path:line:col: field: message`` lines and nothing
+else. ``ScenarioItem`` is a ``pytest.Function`` that carries only its name, line and
+tags: it loads (and validates) its file in its setup, runs, and lets the scenario go in
+its teardown. Fixtures (syrupy's ``snapshot`` among them), marks, ``-k``/``-m``,
+``--lf`` and xdist treat it like any test. Its nodeid is ``path::scenario`` or
 ``path::scenario[variant]``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,8 +23,8 @@ from handoff_sim.errors import CheckFailedError
 
 if TYPE_CHECKING:
     from handoff_sim.scenarios import LoadedScenario, Problem
-    from handoff_sim.scenarios._build import ModelFactory
     from handoff_sim.scenarios._load import Discovery
+    from handoff_sim.scenarios._load._names import ScenarioName
 
 from pytest_handoff._keys import BROKEN_FILES, SCENARIO_DIRS
 
@@ -61,7 +64,8 @@ class ScenarioFile(pytest.File):
     """One scenario YAML file: one item per scenario and matrix variant."""
 
     def collect(self) -> list[ScenarioItem]:
-        """Load the file; any failure is one collection error for this file only."""
+        """Name the file's items; a file whose names cannot be read is one collection
+        error for this file only."""
         try:
             return list(self._items())
         except Exception:
@@ -70,20 +74,34 @@ class ScenarioFile(pytest.File):
 
     def _items(self) -> Iterator[ScenarioItem]:
         try:
-            from handoff_sim.scenarios import ScenarioFileError, load_file
+            from handoff_sim.scenarios._load._names import scenario_names
         except ImportError as exc:
             raise self.CollectError(
                 f"{self.path}: pytest-handoff cannot load scenario support: {exc}"
             ) from None
+        # --collect-only runs nothing, so it validates here what a run validates in setup
+        names = None if self.config.option.collectonly else scenario_names(self.path)
+        if names is None:  # only loading the file can tell what is wrong (if anything)
+            names = self._names_by_loading()
+        for named in names:
+            yield self._item(named)
+
+    def _names_by_loading(self) -> list[ScenarioName]:
+        """The names of a file the quick reading could not name, from loading it whole;
+        the loader's refusal is the collection error. The loaded scenarios are let go."""
+        from handoff_sim.scenarios import ScenarioFileError, load_file
+        from handoff_sim.scenarios._load._names import ScenarioName
+        from pytest_handoff._loading import ScenarioRefused, check_tags, model_kind_text
+
         try:
             scenarios = load_file(self.path)
         except ScenarioFileError as exc:
             raise self.CollectError(str(exc)) from None
         except OSError as exc:
             raise self.CollectError(f"{self.path}: cannot read: {exc}") from None
-        unknown = _model_kind_problems(self.config, scenarios)
-        if unknown:
-            raise self.CollectError(str(ScenarioFileError(self.path, unknown)))
+        unknown = model_kind_text(self.config, self.path, scenarios)
+        if unknown is not None:
+            raise self.CollectError(unknown)
         seen: dict[str, int] = {}
         for scenario in scenarios:
             if scenario.id in seen:
@@ -92,40 +110,22 @@ class ScenarioFile(pytest.File):
                     f"(first at line {seen[scenario.id]})"
                 )
             seen[scenario.id] = scenario.line
-            yield self._item(scenario)
+            try:  # the tags become markers: never trust them, whatever loaded them
+                check_tags(scenario, scenario.tags)
+            except ScenarioRefused as exc:
+                raise self.CollectError(str(exc)) from None
+        description = {s.id: getattr(s.spec, "description", "") or "" for s in scenarios}
+        return [ScenarioName(s.id, s.name, s.line, s.tags, description[s.id]) for s in scenarios]
 
-    def _item(self, scenario: LoadedScenario) -> ScenarioItem:
-        marks = [getattr(pytest.mark, _SCENARIO_MARK)(scenario.name)]
-        from handoff_sim.scenarios._schema import tag_problem
-
-        for index, tag in enumerate(scenario.tags):
-            problem = tag_problem(tag)  # the loader refuses these too; never trust a marker
-            if problem is not None:
-                at = scenario.document_path(f"tags.{index}")
-                line, column = scenario.source.position(at)
-                field = scenario.field_name(f"tags.{index}")
-                raise self.CollectError(f"{self.path}:{line}:{column}: {field}: {problem}")
-            _register_tag(self.config, tag)
-            marks.append(getattr(pytest.mark, tag))
-        return ScenarioItem.from_parent(
-            self, name=scenario.id, callobj=_scenario_function(scenario, marks), scenario=scenario
+    def _item(self, named: ScenarioName) -> ScenarioItem:
+        item = ScenarioItem.from_parent(
+            self, name=named.id, callobj=_scenario_function(named.description), named=named
         )
-
-
-def _model_kind_problems(config: pytest.Config, scenarios: list[LoadedScenario]) -> list[Problem]:
-    """Model kinds no ``pytest_handoff_make_model`` builds, as ``handoff-sim validate`` sees them.
-
-    A scenario that a plugin's ``pytest_handoff_runtime`` runs is left to that runtime.
-    """
-    from handoff_sim.scenarios._build import model_kind_problems
-    from pytest_handoff._execute import _ModelHook
-
-    def factories(scenario: LoadedScenario) -> list[ModelFactory] | None:
-        if config.hook.pytest_handoff_runtime(config=config, scenario=scenario) is not None:
-            return None
-        return [_ModelHook(config, scenario)]
-
-    return model_kind_problems(scenarios, factories)
+        item.add_marker(getattr(pytest.mark, _SCENARIO_MARK)(named.name))
+        for tag in named.tags:
+            _register_tag(self.config, tag)
+            item.add_marker(tag)
+        return item
 
 
 def broken_paths(directory: pytest.Directory, found: Discovery) -> list[BrokenScenarioPath]:
@@ -157,41 +157,65 @@ class BrokenScenarioPath(pytest.File):
         raise self.CollectError("\n".join(p.format() for p in self.problems))
 
 
-def _scenario_function(
-    scenario: LoadedScenario, marks: list[pytest.MarkDecorator]
-) -> Callable[..., None]:
-    """A fresh function per item: pytest reads its marks and its one fixture, ``request``."""
+def run_handoff_scenario(request: pytest.FixtureRequest) -> None:
+    """Load, run and check the item's scenario (its one fixture is ``request``)."""
+    __tracebackhide__ = True
+    node = request.node
+    assert isinstance(node, ScenarioItem)
+    node.run_scenario(request)
 
-    def run_handoff_scenario(request: pytest.FixtureRequest) -> None:
-        __tracebackhide__ = True
-        node = request.node
-        assert isinstance(node, ScenarioItem)
-        node.run_scenario(request)
 
-    run_handoff_scenario.__doc__ = getattr(scenario.spec, "description", None) or None
-    run_handoff_scenario.pytestmark = [m.mark for m in marks]  # type: ignore[attr-defined]
-    return run_handoff_scenario
+def _scenario_function(description: str) -> Any:
+    """The item's function: the shared one, or a copy whose docstring is the scenario's
+    description (``pytest --collect-only -v`` shows it)."""
+    if not description:
+        return run_handoff_scenario
+    code, scope = run_handoff_scenario.__code__, run_handoff_scenario.__globals__
+    function = types.FunctionType(code, scope, run_handoff_scenario.__name__)
+    function.__doc__ = description
+    return function
 
 
 class ScenarioItem(pytest.Function):
-    """One scenario (one matrix variant) run as a test."""
+    """One scenario (one matrix variant) run as a test.
 
-    def __init__(self, *, scenario: LoadedScenario, **kwargs: Any) -> None:
-        self.scenario = scenario
+    It keeps its name, line and tags; ``scenario`` is the loaded scenario from its setup
+    to its teardown, ``None`` otherwise.
+    """
+
+    def __init__(self, *, named: ScenarioName, **kwargs: Any) -> None:
+        self.scenario_line = named.line
+        self.scenario_tags = named.tags
+        self.scenario: LoadedScenario | None = None
         super().__init__(**kwargs)
+
+    def setup(self) -> None:
+        """Load and validate the file (a refusal fails the setup), then the fixtures."""
+        from pytest_handoff._loading import load_item
+
+        self.scenario = load_item(self.config, self.path, self.name, self.scenario_tags)
+        super().setup()
+
+    def teardown(self) -> None:
+        """Let the scenario go: a session holds every item to its end."""
+        try:
+            super().teardown()
+        finally:
+            self.scenario = None
 
     def run_scenario(self, request: pytest.FixtureRequest) -> None:
         """Run through the plugin hooks; raise :class:`ScenarioFailed` with the report."""
         __tracebackhide__ = True
         from pytest_handoff._execute import execute
 
+        assert self.scenario is not None, "loaded in setup"
         outcome = execute(self.config, self.scenario, request)
         if not outcome.passed:
             raise ScenarioFailed(outcome.report())
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         """The YAML file and the scenario's line (0-based), for headers and ``location``."""
-        return self.path, self.scenario.line - 1, self.name
+        return self.path, self.scenario_line - 1, self.name
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
@@ -203,5 +227,5 @@ class ScenarioItem(pytest.Function):
         if isinstance(excinfo.value, ScenarioFailed | ScenarioError):
             from pytest_handoff._failure import failure_repr
 
-            return failure_repr(self, excinfo.value, self.scenario.line)
+            return failure_repr(self, excinfo.value, self.scenario_line)
         return super().repr_failure(excinfo)

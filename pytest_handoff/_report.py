@@ -75,11 +75,11 @@ class ReportPlugin:
         result = next((r for r in results if r.scenario is scenario), None)
         if result is None:
             status = "skipped" if report.skipped else "error"
-            return entry_from_error(
-                scenario.path,
+            return entry_from_error(  # the scenario of a refused file never loaded
+                item.path,
                 _text(report) or "the scenario did not run",
-                id=scenario.id,
-                line=scenario.line,
+                id=item.name,
+                line=item.scenario_line,
                 status=status,
                 base=base,
             )

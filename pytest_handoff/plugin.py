@@ -184,8 +184,10 @@ def pytest_configure(config: pytest.Config) -> None:
         configure(config, runtime)
     if dirs:
         from pytest_handoff._entry_points import load_entry_point_plugins
+        from pytest_handoff._loading import Refusals
 
         load_entry_point_plugins(config)
+        config.pluginmanager.register(Refusals(config), "handoff-refusals")
     if from_cli and config.args_source != pytest.Config.ArgsSource.ARGS:
         # `pytest --handoff-scenarios DIR` with no test paths runs the scenarios only,
         # as `pytest DIR` would; testpaths apply when no target at all is given.
@@ -231,19 +233,22 @@ def pytest_make_collect_report(
             from pytest_handoff._collection import broken_paths
 
             report.result.extend(broken_paths(collector, found))
-    elif report.failed and isinstance(collector, pytest.File) and collector.path.is_absolute():
-        _relative_longrepr(collector, report)
+    elif report.failed and isinstance(collector, pytest.File):
+        _refused_file(collector, report)
     return report
 
 
-def _relative_longrepr(collector: pytest.File, report: pytest.CollectReport) -> None:
-    """A refused scenario file's ``path:line:col`` lines name it as its node id does."""
+def _refused_file(collector: pytest.File, report: pytest.CollectReport) -> None:
+    """A refused scenario file says so on its report (the session ends with exit 2), and
+    its ``path:line:col`` lines name it as its node id does."""
     from pytest_handoff._collection import BrokenScenarioPath, ScenarioFile
 
     if not isinstance(collector, ScenarioFile | BrokenScenarioPath):
         return
     from pytest_handoff._failure import relative_text, shown_path
+    from pytest_handoff._loading import REFUSED_ATTRIBUTE
 
+    setattr(report, REFUSED_ATTRIBUTE, str(collector.path))
     longrepr = getattr(report.longrepr, "longrepr", None)  # CollectErrorRepr holds the text
     if isinstance(longrepr, str):
         shown = shown_path(collector.config, collector.path)
@@ -273,10 +278,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
     """With scenario directories, no cyclic garbage collection while collecting.
 
-    Collection builds what lives for the whole session (an item and a scenario per
-    file); each pass of the collector during it walked all of that again (17 passes
-    for 10,000 files). After it, what it built goes straight to the oldest generation
-    (``gc.freeze()`` then ``gc.unfreeze()``: nothing stays frozen, no pass is made).
+    Collection builds what lives for the whole session (an item per scenario, its
+    marks and keywords); each pass of the collector during it walked all of that again.
+    After it, what it built goes straight to the oldest generation (``gc.freeze()``
+    then ``gc.unfreeze()``: nothing stays frozen, no pass is made).
     """
     if not session.config.stash.get(SCENARIO_DIRS, ()) or not gc.isenabled():
         return (yield)
@@ -319,6 +324,8 @@ def pytest_runtest_makereport(
     session holds every item to its end.
     """
     report = yield
+    if call.when == "setup" and call.excinfo is not None:
+        _refused_setup(item, call.excinfo, report)
     if OUTCOMES in item.stash:
         from pytest_handoff._failure import add_outcome_report
 
@@ -326,6 +333,20 @@ def pytest_runtest_makereport(
         if report.when == "teardown":
             del item.stash[OUTCOMES]
     return report
+
+
+def _refused_setup(
+    item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException], report: pytest.TestReport
+) -> None:
+    """An item whose file was refused at its setup: the ``path:line:col`` lines, no
+    traceback, and the mark that makes the session end with exit 2."""
+    loading = sys.modules.get("pytest_handoff._loading")  # not imported: nothing refused
+    if loading is None or not isinstance(excinfo.value, loading.ScenarioRefused):
+        return
+    from pytest_handoff._failure import failure_repr
+
+    report.longrepr = failure_repr(item, excinfo.value, getattr(item, "scenario_line", 1))
+    setattr(report, loading.REFUSED_ATTRIBUTE, str(item.path))
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -340,20 +361,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     from pytest_handoff._failure import write_traces
 
     write_traces(terminalreporter)
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """A refused scenario file ends the session with exit 2, as ``handoff-sim`` does.
-
-    The other files still ran; an error in a file outranks any failing test, so a
-    CI job can tell "the suite could not be read" from "a scenario failed".
-    """
-    if session.config.stash.get(BROKEN_FILES, 0) and exitstatus in (
-        pytest.ExitCode.OK,
-        pytest.ExitCode.TESTS_FAILED,
-    ):
-        session.exitstatus = pytest.ExitCode.INTERRUPTED
 
 
 @pytest.hookimpl(tryfirst=True)
