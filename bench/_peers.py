@@ -8,6 +8,7 @@ measurements.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 import sys
@@ -15,11 +16,30 @@ from pathlib import Path
 
 from _common import BENCH_DIR, REPO_ROOT
 
-__all__ = ["PEERS", "PEER_VENV", "peer_command", "peer_python", "setup_peers"]
+__all__ = [
+    "PEERS",
+    "PEER_MODULES",
+    "PEER_VENV",
+    "peer_command",
+    "peer_interpreter",
+    "peer_python",
+    "setup_peers",
+]
 
 PEER_VENV = REPO_ROOT / ".handoff-venvs" / "peers"
 PINS = {"openai-agents": "0.24.0", "pydantic-ai": "2.62.0"}
 PEERS = {"openai-agents": "bench_openai_agents.py", "pydantic-ai": "bench_pydantic_ai.py"}
+PEER_MODULES = {"openai-agents": "agents", "pydantic-ai": "pydantic_ai"}
+
+
+def peer_interpreter(framework: str) -> Path | None:
+    """The interpreter a peer runs on: the pinned virtualenv's, else this one if it has it."""
+    python = PEER_VENV / "bin" / "python"
+    if python.exists():
+        return python
+    if importlib.util.find_spec(PEER_MODULES[framework]) is not None:
+        return Path(sys.executable)
+    return None
 
 
 def peer_python() -> Path:

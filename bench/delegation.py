@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """Delegation benchmark: µs per handoff, sequential (N) and parallel (K), ours and the peers'.
 
-Each (workload, size, mode) runs in its own subprocess so its peak RSS is its own: one
-untimed warm-up, then ``--repeats`` timed runs (median reported), then one untimed run
-under tracemalloc. With ``--peers`` the peer frameworks (OpenAI Agents SDK, pydantic-ai,
-from ``.handoff-venvs/peers``) run right after ours for every size, so each ratio is
-measured in the same run. One JSON line per measurement on stdout; a table on stderr.
+For each (workload, size) one worker process per framework and mode (ours in each mode,
+with ``--peers`` the OpenAI Agents SDK and pydantic-ai) is asked in turn for one
+verified run, round after round (``bench/_interleave.py``): every figure of a size, and
+so every ratio to a peer, comes from runs seconds apart under the same load, never from
+separate runs. Each worker does one untimed warm-up, ``--repeats`` timed runs (median),
+then one untimed run under tracemalloc (ours). One JSON line per measurement and per
+peer ratio on stdout; a table on stderr.
 
     python bench/delegation.py                          # ours, every mode and size
     python bench/delegation.py --setup-peers            # create the peer virtualenv
     python bench/delegation.py --peers --svg docs/benchmarks.svg > bench/out/delegation.jsonl
+
+The peers run on ``.handoff-venvs/peers`` when it exists, else on this interpreter when
+it has them installed.
 """
 
 from __future__ import annotations
@@ -18,75 +23,141 @@ import argparse
 import asyncio
 import sys
 import time
-import tracemalloc
 from collections.abc import Sequence
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import Record, emit, machine, median, peak_rss_mb, print_table, run_json_lines
-from _peers import PEERS, peer_command, setup_peers
+from _common import Record, emit, machine, median, print_table
+from _interleave import LocalWorker, Sample, Worker, interleave, ratios, say
+from _peers import PEER_VENV, PEERS, peer_interpreter, setup_peers
 from _svg import Series, render_svg
 
 SEQUENTIAL = (25, 50, 100, 200, 400)
 PARALLEL = (10, 50, 200, 1000)
 MODES = ("realtime", "simulate", "simulate+wallclock")
+PEER_PAIRS = (("parallel", 1000, "openai-agents", 50),)
+"""(workload, our size, peer, its size): a standing bar compares different sizes."""
 
 
 def _sizes(text: str) -> tuple[int, ...]:
     return tuple(int(x) for x in text.split(",") if x.strip())
 
 
-def worker(args: argparse.Namespace) -> Record:
-    """Measure one (mode, workload, size) in this process and describe it."""
-    import _workload as wl
+def _workers(args: argparse.Namespace) -> list[Worker]:
+    """Ours in each mode, then each peer (``--peers``) on the interpreter that has it."""
+    modes = args.modes.split(",")
+    workers: list[Worker] = [
+        LocalWorker("handoff-sim", m)
+        if args.in_process
+        else Worker("handoff-sim", sys.executable, m)
+        for m in modes
+    ]
+    for framework in PEERS if args.peers else ():
+        python = peer_interpreter(framework)
+        if python is None:
+            say(f"{framework}: not installed here nor in {PEER_VENV}: skipped (--setup-peers)")
+            continue
+        workers.append(Worker(framework, python))
+    return workers
 
-    rss_after_import = peak_rss_mb()
-    mode, workload, n = args.mode, args.workload, args.n
-    first = None
-    for _ in range(args.warmup):
-        dt, _cpu, _ = wl.run_once(mode, workload, n, args.model)
-        first = dt if first is None else first
-    walls, cpus = [], []
-    counts: dict[str, int] = {}
-    for _ in range(args.repeats):
-        dt, cpu, counts = wl.run_once(mode, workload, n, args.model)
-        walls.append(dt)
-        cpus.append(cpu)
-    rss = peak_rss_mb()
+
+def _record(s: Sample, workload: str, n: int, args: argparse.Namespace) -> Record:
+    """One framework's figures at one size, in the schema of the report."""
+    w = s.worker
+    rss = w.ask(cmd="rss")
     traced = None
-    if args.tracemalloc:
-        tracemalloc.start()
-        wl.run_once(mode, workload, n, args.model)
-        traced = round(tracemalloc.get_traced_memory()[1] / 2**20, 2)
-        tracemalloc.stop()
-    total = median(walls)
+    if w.framework == "handoff-sim" and not args.no_tracemalloc:
+        traced = w.ask(cmd="tracemalloc", workload=workload, n=n, mode=w.mode)["peak_mb"]
+    total, cpu = median(s.wall), median(s.cpu)
     return {
-        "framework": "handoff-sim",
-        "version": version("handoff-sim"),
+        "framework": w.framework,
+        "version": rss["version"],
+        "interpreter": w.python,
         "workload": workload,
         "n": n,
-        "mode": mode,
-        "variant": f"model={args.model},events=recorded",
+        "mode": w.mode,
+        "variant": f"model={args.model},events=recorded"
+        if w.framework == "handoff-sim"
+        else "default",
+        "interleaved": True,
         "total_seconds": round(total, 6),
         "microseconds_per_handoff": round(total / n * 1e6, 2),
-        "peak_rss_mb": rss,
-        "python": machine()["python"],
-        "repeats": args.repeats,
-        "samples_seconds": [round(s, 6) for s in walls],
-        "min_seconds": round(min(walls), 6),
-        "cpu_seconds_median": round(median(cpus), 6),
-        "cpu_microseconds_per_handoff": round(median(cpus) / n * 1e6, 2),
-        "first_run_seconds": round(first, 6) if first is not None else None,
-        "rss_after_import_mb": rss_after_import,
+        "peak_rss_mb": rss["peak_rss_mb"],
+        "repeats": len(s.wall),
+        "samples_seconds": [round(x, 6) for x in s.wall],
+        "cpu_samples_seconds": [round(x, 6) for x in s.cpu],
+        "min_seconds": round(min(s.wall), 6),
+        "cpu_seconds_median": round(cpu, 6),
+        "cpu_microseconds_per_handoff": round(cpu / n * 1e6, 2),
+        "first_run_seconds": round(s.first, 6) if s.first is not None else None,
         "tracemalloc_peak_mb": traced,
-        "events_per_run": counts.get("events"),
-        "parent_model_calls": counts.get("parent_calls"),
-        "child_invocations": counts.get("child_calls"),
+        "events_per_run": s.events,
+        "child_invocations": n,
         "loadavg_1m_at_end": machine()["loadavg_1m"],
     }
+
+
+def measure_size(args: argparse.Namespace, workload: str, n: int) -> list[Record]:
+    """Ours (each mode) and the peers at one size, interleaved run by run; the ratios."""
+    workers = _workers(args)
+    # K=1,000 costs a peer seconds per run; 3 repeats keep the plan short
+    repeats = [
+        args.repeats if w.framework == "handoff-sim" or n < 1000 else min(args.repeats, 3)
+        for w in workers
+    ]
+    try:
+        samples = interleave(workers, workload, n, repeats)
+        records = [_record(s, workload, n, args) for s in samples]
+    finally:
+        for w in workers:
+            w.close()
+    ours = next((s for s in samples if s.worker.framework == "handoff-sim"), None)
+    for s in samples:
+        if ours is not None and s.worker.framework != "handoff-sim":
+            records.append(
+                {
+                    "benchmark": "peer_ratio",
+                    "peer": s.worker.framework,
+                    "ours_mode": ours.worker.mode,
+                    "workload": workload,
+                    "n": n,
+                    **ratios(ours, s),
+                }
+            )
+    return records
+
+
+def peer_pairs(
+    args: argparse.Namespace, pairs: Sequence[tuple[str, int, str, int]]
+) -> list[Record]:
+    """Ours at one size against a peer at another, interleaved (the parallel bar: K=1,000
+    against openai-agents at K=50): one worker each, rounds alternating between them."""
+    out: list[Record] = []
+    for workload, ours_n, peer, peer_n in pairs:
+        python = peer_interpreter(peer)
+        if python is None:
+            continue
+        a, b = Worker("handoff-sim", sys.executable), Worker(peer, python)
+        try:
+            sa, sb = Sample(a), Sample(b)
+            for w, n in ((a, ours_n), (b, peer_n)):
+                w.ask(cmd="run", workload=workload, n=n)  # warm-up
+            for r in range(args.repeats):
+                for s, n in ((sa, ours_n), (sb, peer_n))[:: 1 if r % 2 == 0 else -1]:
+                    got = s.worker.ask(cmd="run", workload=workload, n=n)
+                    s.wall.append(got["wall"] / n)
+                    s.cpu.append(got["cpu"] / n)
+        finally:
+            a.close()
+            b.close()
+        rec = {"benchmark": "peer_pair", "peer": peer, "workload": workload}
+        rec |= {"ours_n": ours_n, "peer_n": peer_n, **ratios(sa, sb)}
+        rec["ours_cpu_us"] = round(median(sa.cpu) * 1e6, 2)
+        rec["peer_cpu_us"] = round(median(sb.cpu) * 1e6, 2)
+        out.append(rec)
+    return out
 
 
 def parallel_check(k: int = 50) -> float:
@@ -115,15 +186,16 @@ def parallel_check(k: int = 50) -> float:
 def flatness(rounds: int = 15) -> list[Record]:
     """CPU µs/handoff of a small and a large size alternating run by run in one process.
 
-    Sequential N=200 against N=4,000 and parallel K=50 against K=10,000 (both flat in
-    the size). Alternating makes the ratio robust to load that drifts over minutes on a
-    shared machine (``measure`` runs each size in its own process). CPU time is the
-    figure (``small_us``, ``large_us``, ``ratio``); wall time is recorded beside it.
+    Sequential N=25 against N=400 and N=200 against N=4,000, parallel K=50 against
+    K=10,000 (each flat in the size), in every mode. Alternating makes the ratio robust
+    to load that drifts over minutes on a shared machine. CPU time is the figure
+    (``small_us``, ``large_us``, ``ratio``); wall time is recorded beside it.
     """
     import _workload as wl
 
     out: list[Record] = []
     pairs: tuple[tuple[wl.Workload, int, int], ...] = (
+        ("sequential", 25, 400),
         ("sequential", 200, 4_000),
         ("parallel", 50, 10_000),
     )
@@ -158,136 +230,19 @@ def flatness(rounds: int = 15) -> list[Record]:
     return out
 
 
-NEAR_FLOOR_US = 35.0  # CPU µs per handoff at N=200 sequential, full trace recorded
-NEAR_FLOOR_PEER_RATIO = 150.0  # pydantic-ai's CPU per handoff over ours, same run
-FLAT_RATIO = 1.2
-
-
-def near_floor(rounds: int = 7, peers: bool = True) -> list[Record]:
-    """The bars of a handoff near the floor, CPU time, ratios within this one run.
-
-    Sequential N=200 against N=4,000 and parallel K=50 against K=10,000, alternating run
-    by run in this process (``rounds`` each, after a warm-up; median), then pydantic-ai's
-    N=200 in its own process right after (``rounds`` repeats; median): CPU µs per handoff
-    at N=200 at most 35, at least 150x less than pydantic-ai, and each large size within
-    1.2x of its small one. Wall time is reported next to CPU time.
-    """
-    import _workload as wl
-
-    sizes: tuple[tuple[wl.Workload, int], ...] = (
-        ("sequential", 200),
-        ("sequential", 4_000),
-        ("parallel", 50),
-        ("parallel", 10_000),
-    )
-    cpu: dict[tuple[str, int], list[float]] = {size: [] for size in sizes}
-    wall: dict[tuple[str, int], list[float]] = {size: [] for size in sizes}
-    for workload, n in sizes:
-        wl.run_once("realtime", workload, n)  # warm-up
-    for _ in range(rounds):
-        for workload, n in sizes:
-            reps = max(1, 2_000 // n)  # small sizes: several runs per round, one sample
-            runs = [wl.run_once("realtime", workload, n) for _ in range(reps)]
-            wall[(workload, n)].append(sum(r[0] for r in runs) / reps / n * 1e6)
-            cpu[(workload, n)].append(sum(r[1] for r in runs) / reps / n * 1e6)
-    med = {k: median(v) for k, v in cpu.items()}
-    med_wall = {k: median(v) for k, v in wall.items()}
-    out: list[Record] = [
-        {
-            "benchmark": "near_floor",
-            "workload": w,
-            "n": n,
-            "cpu_us_per_handoff": round(med[(w, n)], 2),
-            "wall_us_per_handoff": round(med_wall[(w, n)], 2),
-            "rounds": rounds,
-            "samples_cpu_us": [round(x, 2) for x in cpu[(w, n)]],
-        }
-        for w, n in sizes
-    ]
-    ours = med[("sequential", 200)]
-    out.append(
-        _bar(
-            f"CPU per handoff at N=200 sequential <= {NEAR_FLOOR_US:g} µs (full trace)",
-            f"{ours:.1f} µs (wall {med_wall[('sequential', 200)]:.1f} µs)",
-            ours <= NEAR_FLOOR_US,
-        )
-    )
-    for (w, small), (_, large) in ((sizes[0], sizes[1]), (sizes[2], sizes[3])):
-        ratio = med[(w, large)] / med[(w, small)]
-        label = "N" if w == "sequential" else "K"
-        out.append(
-            _bar(
-                f"{w} {label}={large:,} within {FLAT_RATIO}x of {label}={small} per handoff (CPU)",
-                f"{med[(w, large)]:.1f} / {med[(w, small)]:.1f} µs = {ratio:.2f}x",
-                ratio <= FLAT_RATIO,
-            )
-        )
-    if peers:
-        peer = run_json_lines(peer_command("pydantic-ai", "sequential", 200, rounds))[0]
-        theirs = peer["cpu_microseconds_per_handoff"]
-        out.append({"benchmark": "near_floor_peer", **peer})
-        out.append(
-            _bar(
-                f"N=200 sequential >= {NEAR_FLOOR_PEER_RATIO:g}x less CPU per handoff "
-                "than pydantic-ai",
-                f"pydantic-ai {theirs:,.0f} µs / ours {ours:.1f} µs = {theirs / ours:.0f}x",
-                theirs / ours >= NEAR_FLOOR_PEER_RATIO,
-            )
-        )
-    return out
-
-
-def _near_floor_report(records: list[Record]) -> None:
-    """The near-floor records as JSON lines, and each figure and verdict on stderr."""
-    for rec in records:
-        emit(rec)
-    for rec in records:
-        if rec["benchmark"] == "near_floor":
-            print(
-                f"{rec['workload']} n={rec['n']}: CPU {rec['cpu_us_per_handoff']} µs/handoff, "
-                f"wall {rec['wall_us_per_handoff']} µs/handoff",
-                file=sys.stderr,
-            )
-        elif rec["benchmark"] == "near_floor_bar":
-            verdict = "met" if rec["met"] else "NOT met"
-            print(f"{rec['bar']}: {rec['measured']} -> {verdict}", file=sys.stderr)
-
-
-def _bar(bar: str, measured: str, met: bool) -> Record:
-    return {"benchmark": "near_floor_bar", "bar": bar, "measured": measured, "met": met}
-
-
-def _ours(args: argparse.Namespace, workload: str, n: int, mode: str) -> Record:
-    if args.in_process:  # quick checks only: peak RSS then covers every workload so far
-        one = argparse.Namespace(**vars(args))
-        one.mode, one.workload, one.n, one.tracemalloc = mode, workload, n, not args.no_tracemalloc
-        return worker(one)
-    cmd = [sys.executable, __file__, "--worker", "--mode", mode, "--workload", workload]
-    cmd += ["--n", str(n), "--repeats", str(args.repeats), "--model", args.model]
-    if not args.no_tracemalloc:
-        cmd.append("--tracemalloc")
-    return run_json_lines(cmd)[0]
-
-
 def measure(args: argparse.Namespace) -> list[Record]:
-    """Every size of every workload: ours in each mode, then each peer, interleaved."""
+    """Every size of every workload: ours in each mode and each peer, interleaved per size."""
     records: list[Record] = []
     plan = [("sequential", n) for n in _sizes(args.sequential)]
     plan += [("parallel", k) for k in _sizes(args.parallel)]
     for _round in range(args.rounds):
         for workload, n in plan:
-            batch = [_ours(args, workload, n, mode) for mode in args.modes.split(",")]
-            if args.peers:
-                for framework in PEERS:
-                    # K=1,000 costs a peer seconds per run; 3 repeats keep the plan short
-                    reps = min(args.repeats, 3) if n >= 1000 else args.repeats
-                    rec = run_json_lines(peer_command(framework, workload, n, reps))[0]
-                    rec["mode"] = "realtime"
-                    batch.append(rec)
+            say(f"+ {workload} n={n}")
+            batch = measure_size(args, workload, n)
             for rec in batch:
                 rec["round"] = _round + 1
                 emit(rec)
-            records.extend(batch)
+            records.extend(r for r in batch if "framework" in r)
     return records
 
 
@@ -374,27 +329,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--svg", type=Path, help="write the µs/handoff plot here")
     ap.add_argument("--no-tracemalloc", action="store_true")
     ap.add_argument("--parallel-check", action="store_true", help="prove K=50 overlaps")
-    ap.add_argument("--in-process", action="store_true", help="no subprocess per workload")
+    ap.add_argument("--in-process", action="store_true", help="ours in this process (quick checks)")
     ap.add_argument("--flatness", action="store_true", help="small vs large size, interleaved")
     ap.add_argument(
-        "--near-floor",
+        "--peer-pairs",
         action="store_true",
-        help="only the near-floor bars: CPU per handoff at N=200 (and against pydantic-ai), "
-        "N=4,000 and K=10,000 against N=200 and K=50",
+        help="with --peers: ours at K=1,000 against openai-agents at K=50 in one turn, interleaved",
     )
-    # worker mode (one measurement in this process); used by the driver
-    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--mode", choices=MODES, default="realtime", help=argparse.SUPPRESS)
-    ap.add_argument("--workload", choices=["sequential", "parallel"], help=argparse.SUPPRESS)
-    ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
-    ap.add_argument("--warmup", type=int, default=1, help=argparse.SUPPRESS)
-    ap.add_argument("--tracemalloc", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if not __debug__:
         sys.exit("the delegation checks use assert: do not run with python -O")
-    if args.worker:
-        emit(worker(args))
-        return
     if args.setup_peers:
         emit({"peer_setup": setup_peers()})
         if not args.peers:
@@ -404,9 +348,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.flatness:
         for rec in flatness():
             emit(rec)
-    if args.near_floor:  # these bars only: ours and pydantic-ai, one process each
-        _near_floor_report(near_floor(max(args.repeats, 5)))
-        return
+    if args.peer_pairs and args.peers:
+        for rec in peer_pairs(args, PEER_PAIRS):
+            emit(rec)
     records = measure(args)
     _table(records)
     if args.svg:
