@@ -1,20 +1,24 @@
-"""The bars of the performance issues, each stated with its figure and met / not met.
+"""The performance bars, each with its figures of one run (CPU and instructions) and a verdict.
 
-``report.py`` adds these rows to the bars table of ``docs/benchmarks.md``. Every row
-comes from the JSON lines of one ``bench/run_all.sh`` run; a benchmark that did not
-run gives a row that says so ("n/a"), never a verdict. Each figure is CPU time next to
-wall time where the benchmark records both, and each ratio is taken within one run.
+``report.py`` writes these rows as the bars table of ``docs/benchmarks.md``. Every row
+comes from the JSON lines of one ``bench/run_all.sh`` run; a figure that run did not
+measure reads "n/a" (a skipped benchmark, or a field the script does not write), and a
+bar without its deciding figure gets no verdict. Every peer ratio is a median of
+per-round ratios from interleaved runs; never a quotient of figures of separate runs.
 
 Records read (``bench/out/<name>.jsonl``):
 
-- ``suite_scale``: ``collect_cpu_ms_per_scenario``, ``pytest_vs_cli_cpu``,
-  ``n2_vs_n0_wall`` (bench/suite_scale.py);
-- ``wall_clock``: ``setting``, ``cpu_ms_overhead``, ``wall_ms_overhead`` (bench/wall_clock.py);
-- ``import_time`` and ``plugin_startup`` (bench/plugin_startup.py);
-- ``memory``: ``n`` and ``rss_growth_kib_per_handoff`` (bench/memory.py);
-- ``adapters``: ``case == "overhead"`` rows, ``cpu_ratio`` and ``wall_ratio`` (bench/adapters.py);
-- delegation records (``cpu_microseconds_per_handoff``) and ``flatness`` records
-  (bench/delegation.py).
+- ``delegation``: ``framework`` records (``cpu_microseconds_per_handoff``), ``peer_ratio``
+  (``peer``, ``n``, ``cpu_ratio``, ``cpu_ratio_min``, ``cpu_ratio_max``, ``wall_ratio``),
+  ``peer_pair`` and ``flatness`` records (bench/delegation.py);
+- ``instructions``: ``framework``, ``workload``, ``n``, ``instructions_per_handoff``
+  (bench/instructions.py);
+- ``suite_scale``, one record per suite size (``files``): ``items``, ``pytest_cpu_s``,
+  ``handoff_sim_run_cpu_s``, ``floor_run_cpu_s``, ``floor_empty_cpu_s``,
+  ``collect_empty_cpu_s``, ``pytest_wall_s``, ``pytest_n2_wall_s``, ``pytest_n2_cpu_s``,
+  ``pytest_peak_rss_mb``, ``handoff_sim_run_peak_rss_mb`` (bench/suite_scale.py);
+- ``adapters``: ``case == "overhead"`` rows, ``cpu_ratio`` and ``wall_ratio``
+  (bench/adapters.py).
 """
 
 from __future__ import annotations
@@ -25,225 +29,252 @@ from typing import Any
 Record = dict[str, Any]
 Row = list[str]
 
-COLLECT_MS = 1.0
-ONE_PROCESS_RATIO = 1.5
-WALL_CLOCK_MS = 0.3
-HANDOFF_CPU_US = 35.0
-PYDANTIC_AI_FACTOR = 150.0
+NA = "n/a"
+TODAY_INSTRUCTIONS = 274_000  # per handoff, N=200, when the bars were restated
+INSTRUCTION_FACTOR = 1.10
+PEER_FACTORS = {"pydantic-ai": 100.0, "openai-agents": 180.0}
 FLAT_RATIO = 1.2
-MEMORY_KIB = 2.0
-IMPORT_MS = 150.0
-PLUGIN_MS = 20.0
+SUITE_FACTOR = 1.15
+SUITE_SCALE = 1.10
+RSS_FACTOR = 1.5
+XDIST_CPU = 1.25
 ADAPTER_RATIO = 1.2
+ADAPTER_FRAMEWORKS = ("openai-agents", "pydantic-ai", "langgraph")
+SMALL_SUITE, LARGE_SUITE = 1_000, 10_000
 
 
 def verdict(ok: bool | None) -> str:
     """How a bar's cell reads."""
-    return "n/a" if ok is None else ("**met**" if ok else "**NOT met**")
+    return NA if ok is None else ("**met**" if ok else "**NOT met**")
 
 
-def _missing(bar: str, script: str) -> Row:
-    return [bar, f"not measured in this run (`{script}`)", "n/a"]
-
-
-def _first(records: Sequence[Record], benchmark: str) -> Record | None:
-    return next((r for r in records if r.get("benchmark") == benchmark), None)
-
-
-def suite_scale_bars(ss: Sequence[Record]) -> list[Row]:
-    """Collection per scenario, pytest in one process against the command, xdist."""
-    bars = (
-        f"collection <= {COLLECT_MS:g} ms CPU per scenario",
-        f"pytest --handoff-scenarios in one process <= {ONE_PROCESS_RATIO:g}x "
-        "handoff-sim run (CPU)",
-        "pytest -n 2 faster than -n 0 (wall)",
-    )
-    r = _first(ss, "suite_scale")
-    if r is None:
-        return [_missing(b, "bench/suite_scale.py") for b in bars]
-    files = f"{r['items']:,} scenarios"
-    rows = [
-        [
-            bars[0],
-            f"{r['collect_cpu_ms_per_scenario']:.2f} ms ({files}; "
-            f"{r['collect_cpu_ms_per_scenario_net']:.2f} ms without start-up; pytest's own "
-            f"{r['pytest_own_collect_ms_per_item']:.2f} ms per trivial item)",
-            verdict(r["collect_cpu_ms_per_scenario"] <= COLLECT_MS),
-        ],
-        [
-            bars[1],
-            f"{r['pytest_vs_cli_cpu']:.2f}x CPU, {r['pytest_vs_cli_wall']:.2f}x wall "
-            f"({r['pytest_vs_cli_cpu_without_pytest_own']:.2f}x without pytest's own "
-            "per-item cost)",
-            verdict(r["pytest_vs_cli_cpu"] <= ONE_PROCESS_RATIO),
-        ],
-    ]
-    if "n2_vs_n0_wall" in r:
-        rows.append(
-            [
-                bars[2],
-                f"{r['pytest_n2_wall_s']:.2f} s / {r['pytest_wall_s']:.2f} s = "
-                f"{r['n2_vs_n0_wall']:.2f}x wall ({r['n2_vs_n0_cpu']:.2f}x CPU)",
-                verdict(r["n2_vs_n0_wall"] < 1.0),
-            ]
-        )
-    else:
-        rows.append(_missing(bars[2], "bench/suite_scale.py without --no-xdist"))
-    return rows
-
-
-def wall_clock_bars(wc: Sequence[Record]) -> list[Row]:
-    """Default ``simulate()`` against ``wall_clock=False``, per module setting."""
-    bar = f"default simulate() <= {WALL_CLOCK_MS:g} ms more than wall_clock=False"
-    rows = [
-        [
-            f"{bar} ({r['setting']}, {r['modules_loaded']} modules loaded)",
-            f"+{r['cpu_ms_overhead']:.3f} ms CPU, +{r['wall_ms_overhead']:.3f} ms wall",
-            verdict(r["cpu_ms_overhead"] <= WALL_CLOCK_MS),
-        ]
-        for r in wc
-        if r.get("benchmark") == "wall_clock"
-    ]
-    return rows or [_missing(bar, "bench/wall_clock.py")]
+def instructions(ins: Sequence[Record], framework: str, workload: str, n: int) -> int | None:
+    """Instructions per handoff of one counted workload, if it was counted."""
+    for r in ins:
+        if (r.get("framework"), r.get("workload"), r.get("n")) == (framework, workload, n):
+            return int(r["instructions_per_handoff"])
+    return None
 
 
 def _cpu_us(d: Sequence[Record], framework: str, workload: str, n: int) -> float | None:
     for r in d:
         same = (r.get("framework"), r.get("workload"), r.get("n")) == (framework, workload, n)
-        cpu = r.get("cpu_microseconds_per_handoff")
-        if same and r.get("mode", "realtime") == "realtime" and cpu:
-            return float(cpu)
+        if (
+            same
+            and r.get("mode", "realtime") == "realtime"
+            and r.get("cpu_microseconds_per_handoff")
+        ):
+            return float(r["cpu_microseconds_per_handoff"])
     return None
 
 
-def handoff_bars(d: Sequence[Record], flat: Sequence[Record]) -> list[Row]:
-    """A handoff near the floor: CPU at N=200, against pydantic-ai, flat in N and K."""
-    ours = _cpu_us(d, "handoff-sim", "sequential", 200)
-    pyd = _cpu_us(d, "pydantic-ai", "sequential", 200)
-    bar = f"<= {HANDOFF_CPU_US:g} µs CPU per handoff, N=200 sequential, full trace"
-    rows = [
-        [bar, f"{ours:.1f} µs", verdict(ours <= HANDOFF_CPU_US)]
-        if ours is not None
-        else _missing(bar, "bench/delegation.py")
-    ]
-    bar = f">= {PYDANTIC_AI_FACTOR:g}x less CPU per handoff than pydantic-ai, N=200"
-    if ours is not None and pyd is not None:
-        rows.append(
-            [
-                bar,
-                f"pydantic-ai {pyd:.0f} µs / ours {ours:.1f} µs = {pyd / ours:.0f}x",
-                verdict(pyd / ours >= PYDANTIC_AI_FACTOR),
-            ]
+def _first(records: Sequence[Record], **match: Any) -> Record | None:
+    return next((r for r in records if all(r.get(k) == v for k, v in match.items())), None)
+
+
+def handoff_cost(d: Sequence[Record], ins: Sequence[Record]) -> Row:
+    """N=200 sequential, full trace: instructions against today's, CPU beside."""
+    limit = round(TODAY_INSTRUCTIONS * INSTRUCTION_FACTOR)
+    bar = (
+        f"per handoff, N=200 sequential, full trace: at most {INSTRUCTION_FACTOR:.2f}x "
+        f"{TODAY_INSTRUCTIONS / 1000:.0f}k instructions (<= {limit / 1000:.1f}k)"
+    )
+    cpu = _cpu_us(d, "handoff-sim", "sequential", 200)
+    count = instructions(ins, "handoff-sim", "sequential", 200)
+    cpu_cell = f"{cpu:.1f} µs" if cpu is not None else NA
+    ins_cell = (
+        f"{count / 1000:.1f}k ({count / TODAY_INSTRUCTIONS:.2f}x)" if count is not None else NA
+    )
+    return [bar, cpu_cell, ins_cell, verdict(None if count is None else count <= limit)]
+
+
+def _instruction_ratio(ins: Sequence[Record], peer: str) -> str:
+    """The peer's instructions per handoff over ours at the N the peer was counted at."""
+    theirs = [r for r in ins if r.get("framework") == peer and r.get("workload") == "sequential"]
+    for r in sorted(theirs, key=lambda r: -int(r["n"])):
+        ours = instructions(ins, "handoff-sim", "sequential", int(r["n"]))
+        if ours:
+            count = int(r["instructions_per_handoff"])
+            return f"{count / 1e6:.1f}M / {ours / 1000:.1f}k = {count / ours:.0f}x (N={r['n']})"
+    return NA
+
+
+def peer_bars(d: Sequence[Record], ins: Sequence[Record]) -> list[Row]:
+    """At least 100x / 180x less CPU than each peer at N=200, interleaved; instructions beside."""
+    rows = []
+    for peer, factor in PEER_FACTORS.items():
+        bar = (
+            f"per handoff, N=200 sequential: at least {factor:g}x less CPU than {peer}, "
+            "interleaved in one run"
         )
-    else:
-        rows.append(_missing(bar, "bench/delegation.py --peers"))
+        r = _first(d, benchmark="peer_ratio", peer=peer, workload="sequential", n=200)
+        ins_cell = _instruction_ratio(ins, peer)
+        if r is None:
+            rows.append([bar, NA, ins_cell, NA])
+            continue
+        theirs = _cpu_us(d, peer, "sequential", 200)
+        ours = _cpu_us(d, "handoff-sim", "sequential", 200)
+        each = f" ({theirs:,.0f} / {ours:.1f} µs)" if theirs and ours else ""
+        cpu_cell = (
+            f"{r['cpu_ratio']:.0f}x, rounds {r['cpu_ratio_min']:.0f}–{r['cpu_ratio_max']:.0f}x"
+            f"{each}; wall {r['wall_ratio']:.0f}x"
+        )
+        rows.append([bar, cpu_cell, ins_cell, verdict(r["cpu_ratio"] >= factor)])
+    return rows
+
+
+def flatness_bars(flat: Sequence[Record], ins: Sequence[Record]) -> list[Row]:
+    """N=4,000 within 1.2x of N=200 and K=10,000 of K=50, alternating in one process."""
+    rows = []
     for workload, small, large in (("sequential", 200, 4000), ("parallel", 50, 10_000)):
         n = "N" if workload == "sequential" else "K"
         bar = f"{workload} {n}={large:,} within {FLAT_RATIO:g}x of {n}={small} per handoff"
+        a = instructions(ins, "handoff-sim", workload, small)
+        b = instructions(ins, "handoff-sim", workload, large)
+        counted = f"{b / 1000:.1f}k / {a / 1000:.1f}k = {b / a:.2f}x" if a and b else NA
         found = [
             r
             for r in flat
             if (r.get("workload"), r.get("small_n"), r.get("large_n")) == (workload, small, large)
         ]
-        rows += [
-            [
-                f"{bar} ({r.get('mode', 'realtime')})",
-                f"{r['large_us']:.1f} / {r['small_us']:.1f} µs = {r['ratio']:.2f}x",
-                verdict(r["ratio"] <= FLAT_RATIO),
-            ]
-            for r in found
-        ] or [_missing(bar, f"bench/delegation.py --flatness with {n}={small},{large:,}")]
+        for r in found:
+            mode = r.get("mode", "realtime")
+            rows.append(
+                [
+                    f"{bar} ({mode})",
+                    f"{r['large_us']:.1f} / {r['small_us']:.1f} µs = {r['ratio']:.2f}x",
+                    counted if mode == "realtime" else "–",
+                    verdict(r["ratio"] <= FLAT_RATIO),
+                ]
+            )
+        if not found:
+            rows.append([bar, NA, counted, NA])
     return rows
 
 
-def memory_bars(mem: Sequence[Record]) -> list[Row]:
-    """Peak RSS growth per handoff at N=10,000 (and the smaller sizes beside it)."""
-    bar = f"peak RSS growth <= {MEMORY_KIB:g} KiB per handoff at N=10,000"
-    found = [r for r in mem if r.get("benchmark") == "memory" and "n" in r]
-    at = {r["n"]: r for r in found}
-    if 10_000 not in at or "rss_growth_kib_per_handoff" not in at[10_000]:
-        return [_missing(bar, "bench/memory.py")]
-    others = ", ".join(
-        f"N={n:,}: {at[n]['rss_growth_kib_per_handoff']:.2f}"
-        for n in sorted(at)
-        if n != 10_000 and "rss_growth_kib_per_handoff" in at[n]
+def _suite(ss: Sequence[Record], files: int) -> Record | None:
+    found = [r for r in ss if r.get("benchmark") == "suite_scale" and r.get("files") == files]
+    return found[-1] if found else None
+
+
+def _num(r: Record | None, *keys: str) -> list[float] | None:
+    """The fields as floats, or None when the record or any field is missing."""
+    if r is None or any(not isinstance(r.get(k), int | float) for k in keys):
+        return None
+    return [float(r[k]) for k in keys]
+
+
+def _per_scenario_ratio(r: Record | None) -> tuple[str, float | None]:
+    """pytest's CPU over a trivial pytest item's (start-up out) plus the command's."""
+    got = _num(
+        r, "items", "pytest_cpu_s", "handoff_sim_run_cpu_s", "floor_run_cpu_s", "floor_empty_cpu_s"
     )
-    kib = at[10_000]["rss_growth_kib_per_handoff"]
-    return [
-        [bar, f"{kib:.2f} KiB" + (f" ({others})" if others else ""), verdict(kib <= MEMORY_KIB)]
-    ]
+    if got is None:
+        return NA, None
+    items, pytest, cli, floor_run, floor_empty = got
+    reference = cli + floor_run - floor_empty
+    ratio = pytest / reference
+    return (
+        f"{pytest / items * 1000:.2f} / ({cli / items * 1000:.2f} + "
+        f"{(floor_run - floor_empty) / items * 1000:.2f}) ms = {ratio:.2f}x",
+        ratio,
+    )
 
 
-def startup_bars(ps: Sequence[Record]) -> list[Row]:
-    """Import time over a bare interpreter; what the plugin adds to pytest start-up."""
+def _net_ms(r: Record | None) -> float | None:
+    got = _num(r, "items", "pytest_cpu_s", "collect_empty_cpu_s")
+    return None if got is None else (got[1] - got[2]) / got[0] * 1000
+
+
+def suite_bars(ss: Sequence[Record]) -> list[Row]:
+    """The four suite bars, at each suite size measured."""
     rows: list[Row] = []
-    imports = _first(ps, "import_time")
-    for key, what in (
-        ("handoff_sim_ms", "import handoff_sim"),
-        ("core_names_ms", "from handoff_sim import Agent, HandoffPolicy, simulate"),
-    ):
-        bar = f"`{what}` <= {IMPORT_MS:g} ms wall over a bare interpreter (warm caches)"
-        if imports is None or key not in imports:
-            rows.append(_missing(bar, "bench/plugin_startup.py"))
-        else:
-            ms = imports[key]
-            floor = imports.get("dependencies_ms")
-            beside = (
-                f" (asyncio and pydantic with one model class take {floor:.1f} ms alone)"
-                if key == "core_names_ms" and floor is not None
-                else ""
-            )
-            rows.append([bar, f"{ms:.1f} ms{beside}", verdict(ms <= IMPORT_MS)])
-    startup = _first(ps, "plugin_startup")
-    bar = f"the plugin adds <= {PLUGIN_MS:g} ms to pytest start-up"
-    if startup is None or "added_by_plugin_ms" not in startup:
-        rows.append(_missing(bar, "bench/plugin_startup.py"))
-    else:
-        ms = startup["added_by_plugin_ms"]
-        rows.append(
-            [
-                bar,
-                f"{ms:.1f} ms (beside it, from the dependencies: hypothesis' own pytest plugin "
-                f"{startup['added_by_hypothesis_plugin_ms']:.1f} ms, syrupy's "
-                f"{startup['added_by_syrupy_plugin_ms']:.1f} ms)",
-                verdict(ms <= PLUGIN_MS),
-            ]
+    for files in (SMALL_SUITE, LARGE_SUITE):
+        r = _suite(ss, files)
+        cell, ratio = _per_scenario_ratio(r)
+        bar = (
+            f"suite of {files:,} files: pytest CPU per scenario at most {SUITE_FACTOR:g}x "
+            "(a trivial pytest item + handoff-sim run's per-scenario cost)"
         )
+        rows.append([bar, cell, NA, verdict(None if ratio is None else ratio <= SUITE_FACTOR)])
+    small, large = _net_ms(_suite(ss, SMALL_SUITE)), _net_ms(_suite(ss, LARGE_SUITE))
+    bar = (
+        f"per-scenario cost at {LARGE_SUITE:,} files within {SUITE_SCALE:g}x of "
+        f"{SMALL_SUITE:,} (pytest, start-up out)"
+    )
+    if small is None or large is None:
+        rows.append([bar, NA, NA, NA])
+    else:
+        ratio = large / small
+        cell = f"{large:.2f} / {small:.2f} ms = {ratio:.2f}x"
+        rows.append([bar, cell, NA, verdict(ratio <= SUITE_SCALE)])
+    for files in (SMALL_SUITE, LARGE_SUITE):
+        rows += _rss_and_xdist(_suite(ss, files), files)
+    return rows
+
+
+def _rss_and_xdist(r: Record | None, files: int) -> list[Row]:
+    rows: list[Row] = []
+    bar = f"suite of {files:,} files: pytest peak RSS at most {RSS_FACTOR:g}x the command's"
+    rss = _num(r, "pytest_peak_rss_mb", "handoff_sim_run_peak_rss_mb")
+    if rss is None:
+        rows.append([bar, NA, NA, NA])
+    else:
+        ratio = rss[0] / rss[1]
+        cell = f"{rss[0]:.0f} / {rss[1]:.0f} MB = {ratio:.2f}x"
+        rows.append([bar, cell, "–", verdict(ratio <= RSS_FACTOR)])
+    bar = (
+        f"suite of {files:,} files: pytest -n 2 faster than -n 0 in wall, "
+        f"at most {XDIST_CPU:g}x its CPU"
+    )
+    x = _num(r, "pytest_n2_wall_s", "pytest_wall_s", "pytest_n2_cpu_s", "pytest_cpu_s")
+    if x is None:
+        rows.append([bar, NA, NA, NA])
+    else:
+        wall, cpu = x[0] / x[1], x[2] / x[3]
+        cell = f"wall {x[0]:.1f} / {x[1]:.1f} s = {wall:.2f}x; CPU {cpu:.2f}x"
+        rows.append([bar, cell, NA, verdict(wall < 1.0 and cpu <= XDIST_CPU)])
     return rows
 
 
 def adapter_bars(ad: Sequence[Record]) -> list[Row]:
-    """A framework run under capture() and virtual time against the run alone."""
-    rows = [
-        [
-            f"{r['framework']} run with handoff-sim ({r['variant']}) within "
-            f"{ADAPTER_RATIO:g}x of the framework alone, per handoff",
-            f"{r['cpu_ratio']:.2f}x CPU, {r['wall_ratio']:.2f}x wall "
-            f"({r['cpu_ms_per_handoff']:.2f} ms CPU per handoff)",
-            verdict(r["cpu_ratio"] <= ADAPTER_RATIO),
+    """A framework run under capture() and virtual time against the framework alone."""
+    rows: list[Row] = []
+    for framework in ADAPTER_FRAMEWORKS:
+        found = [
+            r
+            for r in ad
+            if r.get("case") == "overhead"
+            and r.get("variant") != "framework"
+            and str(r.get("framework", "")).startswith(framework)
         ]
-        for r in ad
-        if r.get("case") == "overhead" and r.get("variant") != "framework"
-    ]
-    return rows or [_missing("framework adapters within 1.2x", "bench/adapters.py")]
+        rows += [
+            [
+                f"{r['framework']} run with handoff-sim ({r['variant']}) within "
+                f"{ADAPTER_RATIO:g}x of the framework alone, per handoff",
+                f"{r['cpu_ratio']:.2f}x ({r['cpu_ms_per_handoff']:.2f} ms per handoff); "
+                f"wall {r['wall_ratio']:.2f}x",
+                NA,
+                verdict(r["cpu_ratio"] <= ADAPTER_RATIO),
+            ]
+            for r in found
+        ] or [[f"{framework} run with handoff-sim within {ADAPTER_RATIO:g}x", NA, NA, NA]]
+    return rows
 
 
-def issue_bars(
+def restated_bars(
     *,
     d: Sequence[Record],
+    ins: Sequence[Record],
     flat: Sequence[Record],
     ss: Sequence[Record],
-    wc: Sequence[Record],
-    mem: Sequence[Record],
-    ps: Sequence[Record],
     ad: Sequence[Record],
 ) -> list[Row]:
-    """Every bar of the performance issues, in the order the issues state them."""
+    """Every restated bar, in the order the issue states them."""
     return [
-        *suite_scale_bars(ss),
-        *wall_clock_bars(wc),
-        *handoff_bars(d, flat),
-        *memory_bars(mem),
-        *startup_bars(ps),
+        handoff_cost(d, ins),
+        *peer_bars(d, ins),
+        *flatness_bars(flat, ins),
+        *suite_bars(ss),
         *adapter_bars(ad),
     ]

@@ -152,7 +152,7 @@ def peer_pairs(
         finally:
             a.close()
             b.close()
-        rec = {"benchmark": "peer_pair", "peer": peer, "workload": workload}
+        rec: Record = {"benchmark": "peer_pair", "peer": peer, "workload": workload}
         rec |= {"ours_n": ours_n, "peer_n": peer_n, **ratios(sa, sb)}
         rec["ours_cpu_us"] = round(median(sa.cpu) * 1e6, 2)
         rec["peer_cpu_us"] = round(median(sb.cpu) * 1e6, 2)

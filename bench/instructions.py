@@ -72,7 +72,7 @@ def count(framework: str, specs: Sequence[str], python: Path) -> list[Record]:
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr[-4000:])
             raise SystemExit(f"callgrind of {framework} failed ({proc.returncode})")
-        labels = json.loads(proc.stdout.strip().splitlines()[-1])["regions"]
+        labels: list[Record] = json.loads(proc.stdout.strip().splitlines()[-1])["regions"]
         dumps = sorted(Path(tmp).glob("cg.out.*"), key=lambda p: int(p.suffix[1:]))
         if len(dumps) != len(labels):
             raise SystemExit(

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Render docs/benchmarks.md and docs/benchmarks.svg from the JSON lines in bench/out/.
 
-It reads what ``bench/run_all.sh`` wrote (delegation, virtual_time, wall_clock,
-plugin_startup, fuzz_throughput, scenario_suite, suite_scale, memory, adapters), checks
-the performance bars on the figures of that one run (those of the performance issues
-come from ``_report_bars.py``; a benchmark that did not run is "n/a", never a verdict),
-and writes the tables, the exact commands, the machine and the plot.
+It reads what ``bench/run_all.sh`` wrote (delegation, instructions, virtual_time,
+plugin_startup, fuzz_throughput, scenario_suite, suite_scale, adapters), checks the
+performance bars on the figures of that one run (the restated bars come from
+``_report_bars.py``; a figure that did not run is "n/a", never a verdict), and writes
+the tables, the exact commands, the machine, how long the run took and the plot.
 
     python bench/report.py [--out bench/out] [--docs docs]
 """
@@ -23,11 +23,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO_ROOT, Record, load_jsonl, machine
 from _peers import PEERS
-from _report_bars import issue_bars
-from delegation import MODES, _us, plot, summary_rows
+from _report_bars import NA, instructions, restated_bars, verdict
+from delegation import MODES, plot, summary_rows
 
-NAN = float("nan")
 PLUGIN_MODULE = "pytest_handoff.plugin"
+PEER_KINDS = ("peer_ratio", "peer_pair")
 
 
 def _fmt(value: Any, digits: int = 0) -> str:
@@ -46,94 +46,45 @@ def _table(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
     return out
 
 
-def verdict(ok: bool | None) -> str:
-    """How a bar's cell reads."""
-    return "n/a" if ok is None else ("**met**" if ok else "**NOT met**")
-
-
-def bars(
-    d: Sequence[Record], flat: Sequence[Record], vt: Sequence[Record], ps: Sequence[Record]
+def standing_bars(
+    d: Sequence[Record], flat: Sequence[Record], ins: Sequence[Record]
 ) -> list[list[str]]:
-    """The performance bars: (bar, figure, met?) measured in this run."""
-    return delegation_bars(d, flat) + other_bars(vt, ps)
-
-
-def delegation_bars(d: Sequence[Record], flat: Sequence[Record]) -> list[list[str]]:
-    """The per-handoff bars: against pydantic-ai, flat in N, K=1,000 against openai-agents."""
+    """The product's standing delegation bars: flat from N=25 to N=400; K=1,000 in one turn
+    against openai-agents at K=50 (interleaved)."""
     rows: list[list[str]] = []
-    for mode in MODES:
-        ours, pyd = (
-            _us(d, "handoff-sim", "sequential", 200, mode),
-            _us(d, "pydantic-ai", "sequential", 200, "realtime"),
-        )
-        ratio = pyd / ours
-        rows.append(
-            [
-                f"sequential N=200 ≥ 20x less per handoff than pydantic-ai ({mode})",
-                f"ours {_fmt(ours)} µs, pydantic-ai {_fmt(pyd)} µs CPU: {_fmt(ratio, 1)}x",
-                verdict(None if ratio != ratio else ratio >= 20),
-            ]
-        )
-    for mode in MODES:
-        a, b = (
-            _us(d, "handoff-sim", "sequential", 25, mode),
-            _us(d, "handoff-sim", "sequential", 400, mode),
-        )
-        rows.append(
-            [
-                f"µs/handoff at N=400 within 1.25x of N=25 ({mode})",
-                f"{_fmt(b)} / {_fmt(a)} µs CPU = {_fmt(b / a, 2)}x",
-                verdict(None if b != b else b / a <= 1.25),
-            ]
-        )
     for r in flat:
-        n = "N" if r["workload"] == "sequential" else "K"
-        rows.append(
-            [
-                f"{r['workload']} {n}={r['large_n']} within 1.25x of {n}={r['small_n']}, "
-                f"alternating in one process ({r['mode']})",
-                f"{_fmt(r['large_us'])} / {_fmt(r['small_us'])} µs = {r['ratio']:.2f}x",
-                verdict(r["ratio"] <= 1.25),
-            ]
-        )
-    oa50 = _us(d, "openai-agents", "parallel", 50, "realtime")
-    for mode in MODES:
-        k1000 = _us(d, "handoff-sim", "parallel", 1000, mode)
-        per_k = [
-            _us(d, "handoff-sim", "parallel", k, mode)
-            for k in sorted({r["n"] for r in d if r["workload"] == "parallel"})
-        ]
-        best = min((x for x in per_k if x == x), default=NAN)
-        rows.append(
-            [
-                f"K=1,000 in one turn ≥ 10x less per handoff than openai-agents at K=50 ({mode})",
-                f"ours {_fmt(k1000)} µs, openai-agents {_fmt(oa50)} µs CPU: "
-                f"{_fmt(oa50 / k1000, 1)}x",
-                verdict(None if oa50 != oa50 else oa50 / k1000 >= 10),
-            ]
-        )
-        rows.append(_linear_row(mode, k1000, best, flat))
-    return rows
-
-
-def _linear_row(mode: str, k1000: float, best: float, flat: Sequence[Record]) -> list[str]:
-    """K=1,000 against the best K; the verdict is the alternating one when there is one.
-
-    Sizes timed in separate processes minutes apart drift with the machine's load; K=50
-    against K=10,000 alternating run by run in one process is the ratio load cannot skew,
-    and it covers K=1,000 on the way.
-    """
-    bar = f"K=1,000 linear: µs/handoff within 1.25x of the best K ({mode})"
-    apart = f"{_fmt(k1000)} / {_fmt(best)} µs CPU = {_fmt(k1000 / best, 2)}x"
-    paired = next((r for r in flat if r["workload"] == "parallel" and r["mode"] == mode), None)
-    if paired is None:
-        return [bar, apart, verdict(None if k1000 != k1000 else k1000 / best <= 1.25)]
-    measured = (
-        f"K={paired['large_n']:,} / K={paired['small_n']} alternating in one process: "
-        f"{_fmt(paired['large_us'])} / {_fmt(paired['small_us'])} µs = "
-        f"{paired['ratio']:.2f}x (separate processes: {apart})"
+        if (r["workload"], r["small_n"], r["large_n"]) == ("sequential", 25, 400):
+            rows.append(
+                [
+                    f"per-handoff cost flat in N: N=400 within 1.25x of N=25 ({r['mode']})",
+                    f"{r['large_us']:.1f} / {r['small_us']:.1f} µs = {r['ratio']:.2f}x",
+                    "–",
+                    verdict(r["ratio"] <= 1.25),
+                ]
+            )
+    bar = "K=1,000 handoffs in one turn: at least 10x less per handoff than openai-agents at K=50"
+    pair = next((r for r in d if r.get("benchmark") == "peer_pair"), None)
+    ours = instructions(ins, "handoff-sim", "parallel", 1000)
+    theirs = instructions(ins, "openai-agents", "parallel", 50)
+    counted = (
+        f"{theirs / 1e6:.1f}M / {ours / 1000:.1f}k = {theirs / ours:.0f}x"
+        if ours and theirs
+        else NA
     )
-    return [bar, measured, verdict(paired["ratio"] <= 1.25)]
+    if pair is None:
+        rows.append([bar, NA, counted, NA])
+    else:
+        rows.append(
+            [
+                bar,
+                f"{pair['peer_cpu_us']:,.0f} / {pair['ours_cpu_us']:.1f} µs = "
+                f"{pair['cpu_ratio']:.0f}x (rounds {pair['cpu_ratio_min']:.0f}–"
+                f"{pair['cpu_ratio_max']:.0f}x)",
+                counted,
+                verdict(pair["cpu_ratio"] >= 10),
+            ]
+        )
+    return rows
 
 
 def other_bars(vt: Sequence[Record], ps: Sequence[Record]) -> list[list[str]]:
@@ -150,8 +101,9 @@ def other_bars(vt: Sequence[Record], ps: Sequence[Record]) -> list[list[str]]:
             rows.append(
                 [
                     f"30 s timeout × 3 attempts under 5 ms wall ({clock})",
-                    f"{r['wall_ms_median']:.2f} ms median "
+                    f"{r['wall_ms_median']:.2f} ms wall, median "
                     f"(first run {r['wall_ms_first_run']:.1f} ms)",
+                    "–",
                     verdict(r["wall_ms_median"] < 5),
                 ]
             )
@@ -160,12 +112,13 @@ def other_bars(vt: Sequence[Record], ps: Sequence[Record]) -> list[list[str]]:
             rows.append(
                 [
                     "installing the plugin adds < 100 ms to pytest start-up",
-                    f"{r['added_ms']:.1f} ms (plugin alone {r['added_by_plugin_ms']:.1f} ms)",
+                    f"{r['added_ms']:.1f} ms wall (plugin alone {r['added_by_plugin_ms']:.1f} ms)",
+                    "–",
                     verdict(r["added_ms"] < 100),
                 ]
             )
         elif r.get("status") == "skipped":
-            rows.append(["plugin adds < 100 ms to pytest start-up", r["reason"], "n/a"])
+            rows.append(["plugin adds < 100 ms to pytest start-up", r["reason"], NA, NA])
     for r in ps:
         if r.get("benchmark") == "fuzz_throughput":
             rows += _fuzz_rows(r)
@@ -183,6 +136,7 @@ def _fuzz_rows(r: Record) -> list[list[str]]:
                 "(default tree shape, CPU time)",
                 f"{generated['cases_per_second_cpu']:.0f} cases/s CPU "
                 f"({generated['cases_per_second_wall']:.0f} wall)",
+                "–",
                 verdict(generated["meets_target"]),
             ]
         )
@@ -193,6 +147,7 @@ def _fuzz_rows(r: Record) -> list[list[str]]:
                 "fuzzing: >= 500 adversarial runs per second on one core, no violation",
                 f"{r['runs_per_second']:.0f} runs/s, {pair['violations']} violations "
                 f"({r['shapes']['tree']['runs_per_second']:.0f} runs/s for a 3-level tree)",
+                "–",
                 verdict(r["meets_target"] and pair["violations"] == 0),
             ]
         )
@@ -221,7 +176,12 @@ def delegation_section(d: Sequence[Record]) -> list[str]:
         ]
         for r in summary_rows(d)
     ]
-    out = ["### µs per handoff, side by side (median of 5)", "", *_table(head, rows), ""]
+    out = [
+        "### CPU µs per handoff, side by side (medians of interleaved runs)",
+        "",
+        *_table(head, rows),
+        "",
+    ]
     head2 = [
         "framework",
         "mode",
@@ -358,44 +318,99 @@ def other_sections(vt: Sequence[Record], ps: Sequence[Record], ss: Sequence[Reco
     return [*out, ""]
 
 
+def ratio_section(everything: Sequence[Record], ins: Sequence[Record]) -> list[str]:
+    """Every peer ratio of the run (interleaved, round by round) and every instruction count."""
+    rows = [
+        [
+            r["peer"],
+            r["workload"],
+            str(r["n"]),
+            f"{r['cpu_ratio']:.0f}x",
+            f"{r['cpu_ratio_min']:.0f}–{r['cpu_ratio_max']:.0f}x",
+            f"{r['wall_ratio']:.0f}x",
+            str(r["rounds"]),
+        ]
+        for r in everything
+        if r.get("benchmark") == "peer_ratio"
+    ]
+    out = ["### Peer ratios, interleaved (peer CPU over ours, median of the rounds)", ""]
+    if rows:
+        head = ["peer", "workload", "N/K", "CPU ratio", "rounds' range", "wall ratio", "rounds"]
+        out += _table(head, rows)
+    else:
+        out.append("Not measured in this run (the peers did not run).")
+    out += ["", "### Instructions per handoff (callgrind)", ""]
+    counted = [
+        [
+            r["framework"],
+            r["workload"],
+            str(r["n"]),
+            str(r["runs"]),
+            f"{r['instructions_per_handoff']:,}",
+        ]
+        for r in ins
+        if "instructions_per_handoff" in r
+    ]
+    if counted:
+        out += _table(["framework", "workload", "N/K", "counted runs", "instructions"], counted)
+    else:
+        out.append("Not counted in this run (valgrind skipped or missing).")
+    return [*out, ""]
+
+
+def _duration(out: Path) -> str:
+    """How long run_all.sh took, step by step (bench/out/durations.json)."""
+    path = out / "durations.json"
+    if not path.exists():
+        return "not recorded (the benchmarks were run one at a time)"
+    steps: dict[str, float | None] = json.loads(path.read_text())
+    total = sum(s for s in steps.values() if s is not None)
+    each = ", ".join(
+        f"{name} {'skipped' if s is None else f'{s / 60:.1f} min'}" for name, s in steps.items()
+    )
+    return f"{total / 60:.1f} min ({each})"
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "bench" / "out")
     ap.add_argument("--docs", type=Path, default=REPO_ROOT / "docs")
     args = ap.parse_args(argv)
     everything = load_jsonl(args.out / "delegation.jsonl")
-    d = [r for r in everything if "framework" in r]
+    d = [r for r in everything if "framework" in r or r.get("benchmark") in PEER_KINDS]
     flat = [r for r in everything if r.get("benchmark") == "flatness"]
+    ins = load_jsonl(args.out / "instructions.jsonl")
     vt = load_jsonl(args.out / "virtual_time.jsonl")
     ps = load_jsonl(args.out / "plugin_startup.jsonl")
     fz = load_jsonl(args.out / "fuzz_throughput.jsonl")
     ss = load_jsonl(args.out / "scenario_suite.jsonl")
-    targets = issue_bars(
+    restated = restated_bars(
         d=d,
+        ins=ins,
         flat=flat,
         ss=load_jsonl(args.out / "suite_scale.jsonl"),
-        wc=load_jsonl(args.out / "wall_clock.jsonl"),
-        mem=load_jsonl(args.out / "memory.jsonl"),
-        ps=ps,
         ad=load_jsonl(args.out / "adapters.jsonl"),
     )
+    standing = standing_bars(d, flat, ins) + other_bars(vt, ps + fz)
     env = (
         json.loads((args.out / "machine.json").read_text())
         if (args.out / "machine.json").exists()
         else machine()
     )
+    runs = [r for r in d if "framework" in r]
     template = (Path(__file__).parent / "benchmarks_template.md").read_text()
-    plot(d, args.docs / "benchmarks.svg")
+    plot(runs, args.docs / "benchmarks.svg")
+    head = ["bar", "CPU (this run)", "instructions (callgrind)", "verdict"]
     text = template.format(
         machine=f"{env['nproc']} CPUs ({env['cpu']}), {env['system']}, CPython {env['python']}; "
         f"1-minute load average at the start: {env['loadavg_1m']:.2f}",
         date=env.get("date", "unknown"),
+        duration=_duration(args.out),
         peers=env.get("peers", "openai-agents 0.24.0, pydantic-ai 2.62.0"),
-        bars="\n".join(
-            _table(["bar", "measured in this run", "verdict"], bars(d, flat, vt, ps + fz))
-        ),
-        targets="\n".join(_table(["target", "measured in this run", "verdict"], targets)),
-        delegation="\n".join(delegation_section(d)),
+        bars="\n".join(_table(head, restated)),
+        standing="\n".join(_table(head, standing)),
+        ratios="\n".join(ratio_section(everything, ins)),
+        delegation="\n".join(delegation_section(runs)),
         others="\n".join(other_sections(vt, ps, ss)),
     )
     (args.docs / "benchmarks.md").write_text(text)

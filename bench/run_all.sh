@@ -1,60 +1,109 @@
 #!/usr/bin/env bash
 # Runs every benchmark, writes raw JSON lines to bench/out/ and regenerates docs/benchmarks.md
-# and docs/benchmarks.svg. About 15 minutes on 2 cores, most of it the peers and the
-# 10,000-file suite. Run it on a quiet machine: wall figures (import time) need one.
-#   bench/run_all.sh                 # the peers too, if .handoff-venvs/peers exists
-#   SETUP_PEERS=1 bench/run_all.sh   # create the peer virtualenv first (pinned versions)
-#   PEERS=0 bench/run_all.sh         # ours only
+# and docs/benchmarks.svg; each step's duration goes to bench/out/durations.json and the page.
+# On a quiet 2-core machine: about 25 minutes with everything on, most of it the
+# 10,000-file suites; SUITES=0 CALLGRIND=0 leaves about 10. A skipped step's bars read n/a.
+#   bench/run_all.sh                  # everything; the peers too where they are installed
+#   SETUP_PEERS=1 bench/run_all.sh    # create the pinned peer virtualenv first
+#   PEERS=0 bench/run_all.sh          # ours only
+#   CALLGRIND=0 bench/run_all.sh      # no instruction counts
+#   CALLGRIND_PEER_N=200 ...          # count the peers at N=200 (default 50; slow)
+#   SUITES=0 / FILES="1000" ...       # no generated suites / only these sizes ("1000 10000")
+#   ADAPTERS=0 / OTHERS=0 ...         # no framework adapters / no virtual time, start-up, fuzz
+#   SEQUENTIAL=200 PARALLEL=50 ...    # the delegation sizes (N=200 carries the peer bars)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-python}
 OUT=bench/out
 mkdir -p "$OUT"
+rm -f "$OUT"/*.jsonl "$OUT/durations.json"
+declare -A took=()
+order=()
+
+step() {  # step NAME COMMAND... : run, time it, remember it
+  local name=$1; shift
+  echo "+ $name" >&2
+  local t0=$SECONDS
+  "$@"
+  took[$name]=$((SECONDS - t0))
+  order+=("$name")
+}
+
+skip() {  # skip NAME : a step that did not run (its bars read n/a)
+  echo "- $1 skipped" >&2
+  took[$1]=null
+  order+=("$1")
+}
 
 if [[ "${SETUP_PEERS:-0}" == 1 ]]; then
   $PY bench/delegation.py --setup-peers
 fi
 peers=()
-if [[ "${PEERS:-1}" == 1 && -x .handoff-venvs/peers/bin/python ]]; then
-  peers=(--peers)
-fi
+[[ "${PEERS:-1}" == 1 ]] && peers=(--peers --peer-pairs)
 
 $PY - > "$OUT/machine.json" <<'PYEOF'
-import datetime, json, subprocess, sys
+import datetime, json, sys
 sys.path.insert(0, "bench")
 from _common import machine
+from _peers import PEER_VENV, peer_interpreter
+import subprocess
 info = machine()
 info["date"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-try:
-    out = subprocess.run([".handoff-venvs/peers/bin/python", "-m", "pip", "list", "--format=freeze"],
-                         capture_output=True, text=True, check=True).stdout.splitlines()
-    info["peers"] = ", ".join(l.replace("==", " ") for l in out
-                              if l.split("==")[0] in ("openai-agents", "pydantic-ai"))
-except (OSError, subprocess.CalledProcessError):
-    info["peers"] = "not installed"
+found = []
+for name, dist in (("openai-agents", "openai-agents"), ("pydantic-ai", "pydantic-ai-slim")):
+    python = peer_interpreter(name)
+    if python is None:
+        found.append(f"{name} not installed")
+        continue
+    code = f"from importlib.metadata import version; print(version({dist!r}))"
+    v = subprocess.run([str(python), "-c", code], capture_output=True, text=True).stdout.strip()
+    where = "their own virtualenv (.handoff-venvs/peers)" if python.is_relative_to(PEER_VENV) \
+        else "the project's interpreter"
+    found.append(f"{name} {v} on {where}")
+info["peers"] = "; ".join(found)
 print(json.dumps(info))
 PYEOF
 
-echo "+ delegation ${peers[*]:-}" >&2
-$PY bench/delegation.py "${peers[@]}" --parallel-check --flatness > "$OUT/delegation.jsonl"
-echo "+ virtual time" >&2
-$PY bench/virtual_time.py > "$OUT/virtual_time.jsonl"
-echo "+ wall clock" >&2
-$PY bench/wall_clock.py > "$OUT/wall_clock.jsonl"
-echo "+ plugin start-up" >&2
-$PY bench/plugin_startup.py > "$OUT/plugin_startup.jsonl"
-echo "+ fuzz throughput" >&2
-$PY bench/fuzz_throughput.py > "$OUT/fuzz_throughput.jsonl"
-echo "+ scenario suite" >&2
-$PY bench/scenario_suite.py > "$OUT/scenario_suite.jsonl"
-echo "+ suite scale (10,000 files; FILES=N for fewer)" >&2
-$PY bench/suite_scale.py --files "${FILES:-10000}" > "$OUT/suite_scale.jsonl"
-if [[ -f bench/memory.py ]]; then
-  echo "+ memory" >&2
-  $PY bench/memory.py > "$OUT/memory.jsonl"
+sizes="--sequential ${SEQUENTIAL:-25,50,100,200,400} --parallel ${PARALLEL:-10,50,200,1000}"
+step delegation bash -c "$PY bench/delegation.py ${peers[*]:-} $sizes --parallel-check --flatness \
+  > $OUT/delegation.jsonl"
+if [[ "${CALLGRIND:-1}" == 1 ]] && command -v valgrind > /dev/null; then
+  ipeers=()
+  [[ "${PEERS:-1}" == 1 ]] || ipeers=(--no-peers)
+  step instructions bash -c "$PY bench/instructions.py --peer-n ${CALLGRIND_PEER_N:-50} \
+    ${ipeers[*]:-} > $OUT/instructions.jsonl"
 else
-  rm -f "$OUT/memory.jsonl"
+  skip instructions
 fi
-echo "+ framework adapters (skipped per framework when its extra is missing)" >&2
-$PY bench/adapters.py > "$OUT/adapters.jsonl"
+if [[ "${SUITES:-1}" == 1 ]]; then
+  for files in ${FILES:-1000 10000}; do
+    step "suite_scale_$files" bash -c "$PY bench/suite_scale.py --files $files \
+      >> $OUT/suite_scale.jsonl"
+  done
+else
+  skip suite_scale
+fi
+if [[ "${ADAPTERS:-1}" == 1 ]]; then
+  step adapters bash -c "$PY bench/adapters.py > $OUT/adapters.jsonl"
+else
+  skip adapters
+fi
+if [[ "${OTHERS:-1}" == 1 ]]; then
+  step virtual_time bash -c "$PY bench/virtual_time.py > $OUT/virtual_time.jsonl"
+  step plugin_startup bash -c "$PY bench/plugin_startup.py > $OUT/plugin_startup.jsonl"
+  step fuzz_throughput bash -c "$PY bench/fuzz_throughput.py > $OUT/fuzz_throughput.jsonl"
+  step scenario_suite bash -c "$PY bench/scenario_suite.py > $OUT/scenario_suite.jsonl"
+else
+  skip others
+fi
+
+{
+  echo "{"
+  sep=""
+  for name in "${order[@]}"; do
+    printf '%s  "%s": %s' "$sep" "$name" "${took[$name]}"
+    sep=$',\n'
+  done
+  printf '\n}\n'
+} > "$OUT/durations.json"
 $PY bench/report.py

@@ -131,15 +131,22 @@ def test_plugin_startup_measures_or_says_why_not(tmp_path: Path) -> None:
     assert "## Plugin start-up" in (docs / "benchmarks.md").read_text()
 
 
-def test_suite_scale_measures_the_three_bars() -> None:
-    (record,) = run_script(
-        "suite_scale.py", "--files", "2", "--repeats", "1", "--no-xdist", "--smoke"
+def test_suite_scale_measures_the_suite_bars() -> None:
+    larger, smaller = run_script(
+        "suite_scale.py", "--files", "1", "2", "--repeats", "1", "--no-xdist", "--smoke"
     )
-    assert record["benchmark"] == "suite_scale"
-    assert record["items"] == 2
-    assert set(record["failed"].values()) == {0}
-    assert isinstance(record["bar_collection_met"], bool)
-    assert isinstance(record["bar_one_process_met"], bool)
+    assert (larger["files"], smaller["files"]) == (2, 1)  # the largest first
+    for record, items in ((larger, 2), (smaller, 1)):
+        assert record["benchmark"] == "suite_scale"
+        assert record["items"] == items
+        assert set(record["failed"].values()) == {0}
+        assert record["pytest_peak_rss_mb"] > 0
+        assert record["handoff_sim_run_peak_rss_mb"] > 0
+        for bar in ("per_scenario", "rss", "collection", "one_process"):
+            assert isinstance(record[f"bar_{bar}_met"], bool)
+    assert larger["flat_vs_files"] == 1
+    assert isinstance(larger["bar_flat_met"], bool)
+    assert "bar_flat_met" not in smaller
 
 
 def test_scenario_suite_measures_or_says_why_not() -> None:
@@ -155,63 +162,48 @@ def test_scenario_suite_measures_or_says_why_not() -> None:
         assert generated[0]["outcomes"] == {"passed": 3}
 
 
-def test_report_states_each_issue_target_with_its_figure_and_verdict(
+def test_delegation_workers_in_their_own_processes_give_interleaved_records() -> None:
+    records = run_script(
+        *("delegation.py", "--sequential", "3", "--parallel", "", "--repeats", "2"),
+        *("--modes", "realtime,simulate", "--no-tracemalloc"),
+    )
+    assert {(r["mode"], r["interleaved"]) for r in records} == {
+        ("realtime", True),
+        ("simulate", True),
+    }
+    for r in records:
+        assert r["repeats"] == 2
+        assert len(r["cpu_samples_seconds"]) == 2
+        assert r["events_per_run"] > 6 * r["n"]
+
+
+def test_report_writes_the_restated_bars_with_cpu_instructions_and_a_verdict(
     delegation_records: list[dict[str, Any]], tmp_path: Path
 ) -> None:
     out, docs = tmp_path / "out", tmp_path / "docs"
     out.mkdir()
     docs.mkdir()
-    suite = {
-        "benchmark": "suite_scale",
-        "items": 2,
-        "collect_cpu_ms_per_scenario": 0.8,
-        "collect_cpu_ms_per_scenario_net": 0.5,
-        "pytest_own_collect_ms_per_item": 0.3,
-        "pytest_vs_cli_cpu": 1.7,
-        "pytest_vs_cli_wall": 1.6,
-        "pytest_vs_cli_cpu_without_pytest_own": 1.1,
+    counted = {
+        "benchmark": "instructions",
+        "framework": "handoff-sim",
+        "workload": "sequential",
+        "n": 200,
+        "runs": 3,
+        "instructions_per_handoff": 310_000,
     }
-    files = {
-        "delegation": delegation_records,
-        "suite_scale": [suite],
-        "wall_clock": [
-            {
-                "benchmark": "wall_clock",
-                "setting": "~600 modules",
-                "modules_loaded": 612,
-                "cpu_ms_overhead": 0.12,
-                "wall_ms_overhead": 0.2,
-            }
-        ],
-        "adapters": [
-            {
-                "case": "overhead",
-                "framework": "pydantic-ai",
-                "variant": "handoff-sim",
-                "cpu_ratio": 1.25,
-                "wall_ratio": 1.3,
-                "cpu_ms_per_handoff": 5.5,
-            }
-        ],
-    }
+    files = {"delegation": delegation_records, "instructions": [counted]}
     for name, records in files.items():
         (out / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    durations = {"delegation": 120, "instructions": 300, "adapters": None}
+    (out / "durations.json").write_text(json.dumps(durations))
     run_script("report.py", "--out", str(out), "--docs", str(docs))
     text = (docs / "benchmarks.md").read_text()
-    rows = {line.split(" | ")[0].lstrip("| "): line for line in text.splitlines()}
-
-    def row(start: str) -> str:
-        (found,) = [line for bar, line in rows.items() if bar.startswith(start)]
-        return found
-
-    assert "0.80 ms" in row("collection <= 1 ms")
-    assert "**met**" in row("collection <= 1 ms")
-    assert "1.70x CPU" in row("pytest --handoff-scenarios")
-    assert "NOT met" in row("pytest --hand")
-    assert row("pytest -n 2").endswith("| n/a |")  # measured without xdist: no verdict
-    assert "+0.120 ms CPU" in row("default simulate()")
-    assert "**met**" in row("default simulate")
-    assert row("peak RSS growth").endswith("| n/a |")  # bench/memory.py did not run
-    assert row("`import handoff_sim`").endswith("| n/a |")
-    assert "1.25x CPU" in row("pydantic-ai run with handoff-sim")
-    assert "NOT met" in row("pydantic-ai run with handoff-sim")
+    assert "took 7.0 min (delegation 2.0 min, instructions 5.0 min, adapters skipped)" in text
+    assert "Earlier versions of this page printed peer ratios from separate runs" in text
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    (cost,) = [r for r in rows if r.startswith("| per handoff, N=200 sequential, full trace")]
+    assert cost.endswith("| 310.0k (1.13x) | **NOT met** |")
+    peers = [r for r in rows if "less CPU than" in r]
+    assert len(peers) == 2
+    assert all(r.endswith("| n/a | n/a | n/a |") for r in peers)  # no peers ran
+    assert not any("35 µs" in r or "150x" in r or "KiB" in r for r in rows)  # old bars gone
