@@ -13,10 +13,11 @@ Records read (``bench/out/<name>.jsonl``):
   ``peer_pair`` and ``flatness`` records (bench/delegation.py);
 - ``instructions``: ``framework``, ``workload``, ``n``, ``instructions_per_handoff``
   (bench/instructions.py);
-- ``suite_scale``, one record per suite size (``files``): ``items``, ``pytest_cpu_s``,
-  ``handoff_sim_run_cpu_s``, ``floor_run_cpu_s``, ``floor_empty_cpu_s``,
-  ``collect_empty_cpu_s``, ``pytest_wall_s``, ``pytest_n2_wall_s``, ``pytest_n2_cpu_s``,
-  ``pytest_peak_rss_mb``, ``handoff_sim_run_peak_rss_mb`` (bench/suite_scale.py);
+- ``suite_scale``, one record per suite size (``files``): ``pytest_ms_per_scenario``,
+  ``trivial_item_ms``, ``handoff_sim_run_ms_per_scenario`` (CPU net of start-up),
+  ``flat_ratio``, ``flat_vs_files`` and ``flat_ratio_cli`` (on the largest suite),
+  ``pytest_peak_rss_mb``, ``handoff_sim_run_peak_rss_mb``, ``pytest_wall_s``,
+  ``pytest_n2_wall_s``, ``pytest_cpu_s``, ``pytest_n2_cpu_s`` (bench/suite_scale.py);
 - ``adapters``: ``case == "overhead"`` rows, ``cpu_ratio`` and ``wall_ratio``
   (bench/adapters.py).
 """
@@ -164,53 +165,50 @@ def _num(r: Record | None, *keys: str) -> list[float] | None:
     return [float(r[k]) for k in keys]
 
 
-def _per_scenario_ratio(r: Record | None) -> tuple[str, float | None]:
-    """pytest's CPU over a trivial pytest item's (start-up out) plus the command's."""
-    got = _num(
-        r, "items", "pytest_cpu_s", "handoff_sim_run_cpu_s", "floor_run_cpu_s", "floor_empty_cpu_s"
-    )
-    if got is None:
-        return NA, None
-    items, pytest, cli, floor_run, floor_empty = got
-    reference = cli + floor_run - floor_empty
-    ratio = pytest / reference
-    return (
-        f"{pytest / items * 1000:.2f} / ({cli / items * 1000:.2f} + "
-        f"{(floor_run - floor_empty) / items * 1000:.2f}) ms = {ratio:.2f}x",
-        ratio,
-    )
-
-
-def _net_ms(r: Record | None) -> float | None:
-    got = _num(r, "items", "pytest_cpu_s", "collect_empty_cpu_s")
-    return None if got is None else (got[1] - got[2]) / got[0] * 1000
+def _sizes(ss: Sequence[Record]) -> list[int]:
+    """The suite sizes the bars name, and any other size this run measured."""
+    measured = {int(r["files"]) for r in ss if r.get("benchmark") == "suite_scale"}
+    return sorted(measured | {SMALL_SUITE, LARGE_SUITE})
 
 
 def suite_bars(ss: Sequence[Record]) -> list[Row]:
-    """The four suite bars, at each suite size measured."""
+    """The four suite bars, at each suite size (bench/suite_scale.py's own figures)."""
     rows: list[Row] = []
-    for files in (SMALL_SUITE, LARGE_SUITE):
+    for files in _sizes(ss):
         r = _suite(ss, files)
-        cell, ratio = _per_scenario_ratio(r)
         bar = (
             f"suite of {files:,} files: pytest CPU per scenario at most {SUITE_FACTOR:g}x "
             "(a trivial pytest item + handoff-sim run's per-scenario cost)"
         )
-        rows.append([bar, cell, NA, verdict(None if ratio is None else ratio <= SUITE_FACTOR)])
-    small, large = _net_ms(_suite(ss, SMALL_SUITE)), _net_ms(_suite(ss, LARGE_SUITE))
-    bar = (
-        f"per-scenario cost at {LARGE_SUITE:,} files within {SUITE_SCALE:g}x of "
-        f"{SMALL_SUITE:,} (pytest, start-up out)"
-    )
-    if small is None or large is None:
-        rows.append([bar, NA, NA, NA])
-    else:
-        ratio = large / small
-        cell = f"{large:.2f} / {small:.2f} ms = {ratio:.2f}x"
-        rows.append([bar, cell, NA, verdict(ratio <= SUITE_SCALE)])
-    for files in (SMALL_SUITE, LARGE_SUITE):
+        got = _num(
+            r, "pytest_ms_per_scenario", "trivial_item_ms", "handoff_sim_run_ms_per_scenario"
+        )
+        if got is None:
+            rows.append([bar, NA, NA, NA])
+        else:
+            ratio = got[0] / (got[1] + got[2])
+            cell = f"{got[0]:.2f} / ({got[1]:.2f} + {got[2]:.2f}) ms = {ratio:.2f}x"
+            rows.append([bar, cell, NA, verdict(ratio <= SUITE_FACTOR)])
+    rows.append(_flat_suite(ss))
+    for files in _sizes(ss):
         rows += _rss_and_xdist(_suite(ss, files), files)
     return rows
+
+
+def _flat_suite(ss: Sequence[Record]) -> Row:
+    """pytest's per-scenario cost on the largest suite against the smallest, one run."""
+    r = next((r for r in ss if isinstance(r.get("flat_ratio"), int | float)), None)
+    large, small = (r["files"], r["flat_vs_files"]) if r else (LARGE_SUITE, SMALL_SUITE)
+    bar = (
+        f"per-scenario cost at {large:,} files within {SUITE_SCALE:g}x of {small:,} "
+        "(pytest, start-up out)"
+    )
+    if r is None:
+        return [bar, NA, NA, NA]
+    small_ms = _num(_suite(ss, small), "pytest_ms_per_scenario")
+    each = f"{r['pytest_ms_per_scenario']:.2f} / {small_ms[0]:.2f} ms = " if small_ms else ""
+    cell = f"{each}{r['flat_ratio']:.2f}x (the command: {r.get('flat_ratio_cli', NA)}x)"
+    return [bar, cell, NA, verdict(r["flat_ratio"] <= SUITE_SCALE)]
 
 
 def _rss_and_xdist(r: Record | None, files: int) -> list[Row]:

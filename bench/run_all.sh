@@ -9,6 +9,7 @@
 #   CALLGRIND=0 bench/run_all.sh      # no instruction counts
 #   CALLGRIND_PEER_N=200 ...          # count the peers at N=200 (default 50; slow)
 #   SUITES=0 / FILES="1000" ...       # no generated suites / only these sizes ("1000 10000")
+#   SUITE_REPEATS=1 ...               # rounds of the suite commands (default 3, median)
 #   ADAPTERS=0 / OTHERS=0 ...         # no framework adapters / no virtual time, start-up, fuzz
 #   SEQUENTIAL=200 PARALLEL=50 ...    # the delegation sizes (N=200 carries the peer bars)
 set -euo pipefail
@@ -76,10 +77,8 @@ else
   skip instructions
 fi
 if [[ "${SUITES:-1}" == 1 ]]; then
-  for files in ${FILES:-1000 10000}; do
-    step "suite_scale_$files" bash -c "$PY bench/suite_scale.py --files $files \
-      >> $OUT/suite_scale.jsonl"
-  done
+  step suite_scale bash -c "$PY bench/suite_scale.py --files ${FILES:-1000 10000} \
+    --repeats ${SUITE_REPEATS:-3} > $OUT/suite_scale.jsonl"
 else
   skip suite_scale
 fi

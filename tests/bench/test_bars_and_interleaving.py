@@ -154,12 +154,10 @@ def test_restated_bars_carry_cpu_and_instructions_and_their_verdicts(bench: Any)
     ]
     suite = {
         "benchmark": "suite_scale",
-        "items": 1000,
+        "pytest_ms_per_scenario": 6.0,
+        "trivial_item_ms": 2.0,
+        "handoff_sim_run_ms_per_scenario": 3.0,
         "pytest_cpu_s": 6.0,
-        "handoff_sim_run_cpu_s": 3.0,
-        "floor_run_cpu_s": 2.5,
-        "floor_empty_cpu_s": 0.5,
-        "collect_empty_cpu_s": 0.5,
         "pytest_wall_s": 6.5,
         "pytest_n2_wall_s": 5.0,
         "pytest_n2_cpu_s": 7.0,
@@ -185,7 +183,7 @@ def test_restated_bars_carry_cpu_and_instructions_and_their_verdicts(bench: Any)
     oai = _row(rows, "per handoff, N=200 sequential: at least 180x less CPU than openai-agents")
     assert (oai[2], oai[3]) == ("n/a", "**NOT met**")
     per = _row(rows, "suite of 1,000 files: pytest CPU per scenario")
-    assert per[1] == "6.00 / (3.00 + 2.00) ms = 1.20x"
+    assert per[1] == "6.00 / (2.00 + 3.00) ms = 1.20x"
     assert per[3] == "**NOT met**"
     assert _row(rows, "suite of 10,000 files: pytest CPU")[3] == "n/a"
     assert _row(rows, "per-scenario cost at 10,000")[3] == "n/a"
@@ -197,13 +195,25 @@ def test_restated_bars_carry_cpu_and_instructions_and_their_verdicts(bench: Any)
     assert _row(rows, "pydantic-ai run with handoff-sim")[1:] == ["n/a", "n/a", "n/a"]
 
 
-def test_the_suite_scale_bar_compares_ten_thousand_files_with_one_thousand(bench: Any) -> None:
-    base = {"benchmark": "suite_scale", "collect_empty_cpu_s": 1.0}
+def test_the_suite_flatness_bar_compares_the_largest_suite_with_the_smallest(
+    bench: Any,
+) -> None:
     ss = [
-        {**base, "files": 1000, "items": 1000, "pytest_cpu_s": 4.0},
-        {**base, "files": 10_000, "items": 10_000, "pytest_cpu_s": 33.0},
+        {
+            "benchmark": "suite_scale",
+            "files": 10_000,
+            "pytest_ms_per_scenario": 3.2,
+            "flat_ratio": 1.067,
+            "flat_vs_files": 1000,
+            "flat_ratio_cli": 1.01,
+            "pytest_peak_rss_mb": 120.0,
+            "handoff_sim_run_peak_rss_mb": 60.0,
+        },
+        {"benchmark": "suite_scale", "files": 1000, "pytest_ms_per_scenario": 3.0},
     ]
     rows = bench._report_bars.suite_bars(ss)
-    row = _row(rows, "per-scenario cost at 10,000")
-    assert row[1] == "3.20 / 3.00 ms = 1.07x"
+    row = _row(rows, "per-scenario cost at 10,000 files within 1.1x of 1,000")
+    assert row[1] == "3.20 / 3.00 ms = 1.07x (the command: 1.01x)"
     assert row[3] == "**met**"
+    rss = _row(rows, "suite of 10,000 files: pytest peak RSS")
+    assert (rss[1], rss[3]) == ("120 / 60 MB = 2.00x", "**NOT met**")
