@@ -138,17 +138,32 @@ _HOME = {
 }
 """Where each top-level name is defined (imported from there on first use)."""
 
+_MOVED = {
+    "Event": "handoff_sim.events",
+    "HandoffSimError": "handoff_sim.errors",
+    "RunError": "handoff_sim.errors",
+    "ScriptError": "handoff_sim.errors",
+    "SessionStoreError": "handoff_sim.errors",
+    "Message": "handoff_sim.messages",
+    "ToolSpec": "handoff_sim.messages",
+    "Simulation": "handoff_sim.simulation",
+}
+"""Names 0.2 exported here that now have another public home: importable, not public."""
 
-def __getattr__(name: str) -> object:
+
+def _lazy_attribute(name: str) -> object:
     """Import a public name from its module on first use (PEP 562).
 
     A submodule not imported yet is imported too, as the eager top level used to do.
+    Type checkers never see this lookup, so a misspelt name is still a type error.
     """
     home = _HOME.get(name)
     if home is not None:
         value = getattr(_importlib.import_module(home), name)
         globals()[name] = value
         return value
+    if name in _MOVED:  # looked up each time, so it never joins dir()
+        return getattr(_importlib.import_module(_MOVED[name]), name)
     if not name.startswith("__"):
         try:
             return _importlib.import_module(f"{__name__}.{name}")
@@ -156,6 +171,10 @@ def __getattr__(name: str) -> object:
             if error.name != f"{__name__}.{name}":
                 raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if not _typing.TYPE_CHECKING:
+    __getattr__ = _lazy_attribute
 
 
 def __dir__() -> list[str]:

@@ -128,6 +128,8 @@ AttemptAbandoned (BaseException)           [subagents._deadline] stops a sub-age
                                            its attempt's cancellation
 """
 
+import typing as _typing
+
 from handoff_sim._errors._configuration import (
     InputFilterError,
     PolicyError,
@@ -170,6 +172,7 @@ from handoff_sim._errors._script import (
     ScriptExhaustedError,
     UnconsumedStepsError,
 )
+from handoff_sim._moved import moved_names as _moved_names
 
 __all__ = [
     "BudgetExceededError",
@@ -205,3 +208,17 @@ __all__ = [
     "VirtualDeadlockError",
     "VirtualTimeError",
 ]
+
+
+if not _typing.TYPE_CHECKING:
+    __getattr__ = _moved_names(
+        __name__,
+        {
+            "ConfigurationError": "handoff_sim",
+            "DuplicateToolNameError": "handoff_sim",
+            "HandoffDeniedError": "handoff_sim",
+            "MaxStepsExceededError": "handoff_sim",
+            "ReservedPrefixError": "handoff_sim",
+            "UnknownToolError": "handoff_sim",
+        },
+    )

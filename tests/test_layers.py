@@ -36,6 +36,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "_limits.py",
             "_matchers.py",
             "_models.py",
+            "_moved.py",
             "_patterns.py",
             "_plugin_contract.py",
             "_references.py",

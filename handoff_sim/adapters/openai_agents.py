@@ -15,6 +15,9 @@ How the SDK's concepts map onto ours, and what escapes virtual time, is in
 
 from __future__ import annotations
 
+import typing as _typing
+
+from handoff_sim._moved import moved_names as _moved_names
 from handoff_sim.adapters._errors import require_extra
 
 require_extra(
@@ -101,3 +104,12 @@ def simulate_run(
     if isinstance(simulated.error, SyncEntryPointError):
         raise simulated.error  # a mistake in the test, not an outcome of the run
     return simulated
+
+
+if not _typing.TYPE_CHECKING:
+    __getattr__ = _moved_names(
+        __name__,
+        {
+            "Transfer": "handoff_sim.adapters",
+        },
+    )

@@ -15,6 +15,9 @@ back needs no SDK: ``Trace.from_otlp``. The mapping is in docs/otel.md.
 
 from __future__ import annotations
 
+import typing as _typing
+
+from handoff_sim._moved import moved_names as _moved_names
 from handoff_sim.adapters._errors import require_extra
 
 require_extra(
@@ -74,3 +77,15 @@ def write_otlp_json(
     data = encode_traces(traces, epoch=epoch)
     write_json(data, path)
     return data
+
+
+if not _typing.TYPE_CHECKING:
+    __getattr__ = _moved_names(
+        __name__,
+        {
+            "ImportedTrace": "handoff_sim.trace",
+            "read_otlp": "handoff_sim.trace",
+            "OtlpError": "handoff_sim.errors",
+            "OtlpFormatError": "handoff_sim.errors",
+        },
+    )

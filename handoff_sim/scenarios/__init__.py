@@ -13,6 +13,9 @@ names below are the documented ones and those the command, the plugin, the adapt
 the recorder and the report build on.
 """
 
+import typing as _typing
+
+from handoff_sim._moved import moved_names as _moved_names
 from handoff_sim.scenarios._errors import Problem, ScenarioFileError
 from handoff_sim.scenarios._load import LoadedScenario, load_dict, load_file, load_path, load_text
 from handoff_sim.scenarios._run import (
@@ -40,3 +43,12 @@ __all__ = [
     "run_scenario",
     "scenario_json_schema",
 ]
+
+
+if not _typing.TYPE_CHECKING:
+    __getattr__ = _moved_names(
+        __name__,
+        {
+            "ScenarioError": "handoff_sim.errors",
+        },
+    )

@@ -3,6 +3,9 @@
 ``simulate`` imports from ``handoff_sim``.
 """
 
+import typing as _typing
+
+from handoff_sim._moved import moved_names as _moved_names
 from handoff_sim.simulation._simulation import Simulation
 from handoff_sim.simulation._virtual_loop import VirtualTimeLoop
 
@@ -10,3 +13,12 @@ __all__ = [
     "Simulation",
     "VirtualTimeLoop",
 ]
+
+
+if not _typing.TYPE_CHECKING:
+    __getattr__ = _moved_names(
+        __name__,
+        {
+            "simulate": "handoff_sim",
+        },
+    )

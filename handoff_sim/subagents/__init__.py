@@ -7,8 +7,24 @@ and refusal helpers and the policy's file-form blocks are its internal interface
 (``_naming``, ``_input``, ``_definition``, ``_policy``).
 """
 
+import typing as _typing
+
+from handoff_sim._moved import moved_names as _moved_names
 from handoff_sim.subagents._executor import HandoffExecutor
 
 __all__ = [
     "HandoffExecutor",
 ]
+
+
+if not _typing.TYPE_CHECKING:
+    __getattr__ = _moved_names(
+        __name__,
+        {
+            "FailureAction": "handoff_sim",
+            "HandoffPolicy": "handoff_sim",
+            "SessionMode": "handoff_sim",
+            "SubAgent": "handoff_sim",
+            "normalize_tool_name": "handoff_sim",
+        },
+    )

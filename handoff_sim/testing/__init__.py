@@ -1,5 +1,8 @@
 """Offline fake model clients for tests: strict, deterministic, no network."""
 
+import typing as _typing
+
+from handoff_sim._moved import moved_names as _moved_names
 from handoff_sim._trajectory import (
     TrajectoryResult,
     TrajectorySpecError,
@@ -39,3 +42,15 @@ __all__ = [
     "check_trajectory",
     "override_models",
 ]
+
+
+if not _typing.TYPE_CHECKING:
+    __getattr__ = _moved_names(
+        __name__,
+        {
+            "FunctionModelError": "handoff_sim.errors",
+            "ScriptAssertionError": "handoff_sim.errors",
+            "ScriptExhaustedError": "handoff_sim.errors",
+            "UnconsumedStepsError": "handoff_sim.errors",
+        },
+    )

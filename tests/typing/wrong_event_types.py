@@ -91,3 +91,9 @@ def wrong_types(event: AnyEvent, start: HandoffStartEvent) -> Literal["handoff_e
         case _:
             assert_never(event)  # wrong
     return start.type  # wrong
+
+
+def wrong_imports() -> None:
+    """A misspelt top-level name, and a name 0.2 exported from a module it has left."""
+    from handoff_sim import HandofPolicy  # noqa: F401  # wrong
+    from handoff_sim.subagents import SubAgent  # noqa: F401  # wrong
