@@ -364,7 +364,7 @@ def _duration(out: Path) -> str:
     if not path.exists():
         return "not recorded (the benchmarks were run one at a time)"
     steps: dict[str, float | None] = json.loads(path.read_text())
-    total = sum(s for s in steps.values() if s is not None)
+    total = steps.pop("total", None) or sum(s for s in steps.values() if s is not None)
     each = ", ".join(
         f"{name} {'skipped' if s is None else f'{s / 60:.1f} min'}" for name, s in steps.items()
     )

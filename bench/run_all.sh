@@ -8,10 +8,12 @@
 #   PEERS=0 bench/run_all.sh          # ours only
 #   CALLGRIND=0 bench/run_all.sh      # no instruction counts
 #   CALLGRIND_PEER_N=200 ...          # count the peers at N=200 (default 50; slow)
+#   CALLGRIND_ALONGSIDE=1 ...         # count while the timed steps run (shorter, noisier CPU)
 #   SUITES=0 / FILES="1000" ...       # no generated suites / only these sizes ("1000 10000")
 #   SUITE_REPEATS=1 ...               # rounds of the suite commands (default 3, median)
 #   ADAPTERS=0 / OTHERS=0 ...         # no framework adapters / no virtual time, start-up, fuzz
 #   SEQUENTIAL=200 PARALLEL=50 ...    # the delegation sizes (N=200 carries the peer bars)
+#   FLATNESS=0 ...                    # no small-against-large sizes in one process
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-python}
@@ -65,22 +67,33 @@ info["peers"] = "; ".join(found)
 print(json.dumps(info))
 PYEOF
 
-sizes="--sequential ${SEQUENTIAL:-25,50,100,200,400} --parallel ${PARALLEL:-10,50,200,1000}"
-step delegation bash -c "$PY bench/delegation.py ${peers[*]:-} $sizes --parallel-check --flatness \
-  > $OUT/delegation.jsonl"
+callgrind=0
 if [[ "${CALLGRIND:-1}" == 1 ]] && command -v valgrind > /dev/null; then
+  callgrind=1
   ipeers=()
   [[ "${PEERS:-1}" == 1 ]] || ipeers=(--no-peers)
-  step instructions bash -c "$PY bench/instructions.py --peer-n ${CALLGRIND_PEER_N:-50} \
-    ${ipeers[*]:-} > $OUT/instructions.jsonl"
-else
-  skip instructions
+  count_instructions() {
+    $PY bench/instructions.py --peer-n "${CALLGRIND_PEER_N:-50}" ${ipeers[@]+"${ipeers[@]}"} \
+      > "$OUT/instructions.jsonl"
+  }
 fi
-if [[ "${SUITES:-1}" == 1 ]]; then
-  step suite_scale bash -c "$PY bench/suite_scale.py --files ${FILES:-1000 10000} \
-    --repeats ${SUITE_REPEATS:-3} > $OUT/suite_scale.jsonl"
-else
-  skip suite_scale
+if [[ $callgrind == 1 && "${CALLGRIND_ALONGSIDE:-0}" == 1 ]]; then
+  # instruction counts do not depend on load: count them while the timed steps run
+  echo "+ instructions (alongside the other steps)" >&2
+  t_ins=$SECONDS
+  count_instructions &
+  ins_pid=$!
+fi
+
+sizes="--sequential ${SEQUENTIAL:-25,50,100,200,400} --parallel ${PARALLEL:-10,50,200,1000}"
+flat=--flatness
+[[ "${FLATNESS:-1}" == 1 ]] || flat=""
+step delegation bash -c "$PY bench/delegation.py ${peers[*]:-} $sizes --parallel-check $flat \
+  > $OUT/delegation.jsonl"
+if [[ $callgrind == 0 ]]; then
+  skip instructions
+elif [[ "${CALLGRIND_ALONGSIDE:-0}" != 1 ]]; then
+  step instructions count_instructions
 fi
 if [[ "${ADAPTERS:-1}" == 1 ]]; then
   step adapters bash -c "$PY bench/adapters.py > $OUT/adapters.jsonl"
@@ -95,6 +108,17 @@ if [[ "${OTHERS:-1}" == 1 ]]; then
 else
   skip others
 fi
+if [[ "${SUITES:-1}" == 1 ]]; then
+  step suite_scale bash -c "$PY bench/suite_scale.py --files ${FILES:-1000 10000} \
+    --repeats ${SUITE_REPEATS:-3} > $OUT/suite_scale.jsonl"
+else
+  skip suite_scale
+fi
+if [[ -n "${ins_pid:-}" ]]; then
+  wait "$ins_pid"
+  took[instructions_alongside]=$((SECONDS - t_ins))
+  order+=(instructions_alongside)
+fi
 
 {
   echo "{"
@@ -103,6 +127,6 @@ fi
     printf '%s  "%s": %s' "$sep" "$name" "${took[$name]}"
     sep=$',\n'
   done
-  printf '\n}\n'
+  printf '%s  "total": %s\n}\n' "$sep" "$SECONDS"
 } > "$OUT/durations.json"
 $PY bench/report.py
