@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from langchain.agents import create_agent
 from langchain_core.tools import tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import create_react_agent
@@ -38,6 +37,14 @@ __all__ = [
 ]
 
 HOUR = 3600.0
+
+
+def _create_agent(*args: Any, **kwargs: Any) -> Any:
+    """LangChain's ``create_agent``, imported on first use: its module takes a quarter of a
+    second to load, which the fresh interpreters building only a supervisor do not need."""
+    from langchain.agents import create_agent
+
+    return create_agent(*args, **kwargs)
 
 
 def user(text: str) -> dict[str, Any]:
@@ -116,13 +123,13 @@ def parallel_supervisor() -> Any:
 
 def swarm() -> Any:
     """alice hands off to bob (a swarm handoff tool); bob's tool takes an hour."""
-    alice = create_agent(
+    alice = _create_agent(
         scripted(calls("transfer_to_bob", prefix="a")),
         tools=[create_handoff_tool(agent_name="bob")],
         name="alice",
     )
     lookup = {"id": "b1", "name": "slow_lookup", "arguments": {"query": "bob"}}
-    bob = create_agent(
+    bob = _create_agent(
         scripted({"tool_calls": [lookup]}, {"text": "bob answers"}),
         tools=[slow_lookup],
         name="bob",
@@ -132,7 +139,7 @@ def swarm() -> Any:
 
 def agents_as_tools(parallel: bool = False) -> Any:
     """A ``create_agent`` orchestrator calling two agents through tools that invoke them."""
-    research = create_agent(
+    research = _create_agent(
         scripted(
             {"tool_calls": [{"id": "r1", "name": "slow_lookup", "arguments": {"query": "q"}}]},
             {"text": "research notes"},
@@ -140,7 +147,7 @@ def agents_as_tools(parallel: bool = False) -> Any:
         tools=[slow_lookup],
         name="research_agent",
     )
-    writer = create_agent(scripted({"text": "a draft"}), name="writer_agent")
+    writer = _create_agent(scripted({"text": "a draft"}), name="writer_agent")
 
     @tool
     async def research_tool(request: str) -> str:
@@ -163,7 +170,7 @@ def agents_as_tools(parallel: bool = False) -> Any:
         if parallel
         else [{"tool_calls": first[:1]}, {"tool_calls": first[1:]}]
     )
-    return create_agent(
+    return _create_agent(
         scripted(*steps, {"text": "all done"}),
         tools=[research_tool, write_tool],
         name="orchestrator",
