@@ -12,12 +12,14 @@ its teardown. Fixtures (syrupy's ``snapshot`` among them), marks, ``-k``/``-m``,
 
 from __future__ import annotations
 
+import dataclasses
 import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.fixtures import FuncFixtureInfo
 
 from handoff_sim.errors import CheckFailedError
 
@@ -118,14 +120,38 @@ class ScenarioFile(pytest.File):
         return [ScenarioName(s.id, s.name, s.line, s.tags, description[s.id]) for s in scenarios]
 
     def _item(self, named: ScenarioName) -> ScenarioItem:
+        shared = self.config.stash.setdefault(_FIXTURE_INFO, {})
+        info = shared.get(self.parent)
         item = ScenarioItem.from_parent(
-            self, name=named.id, callobj=_scenario_function(named.description), named=named
+            self,
+            name=named.id,
+            callobj=_scenario_function(named.description),
+            named=named,
+            fixtureinfo=None if info is None else _own_copy(info),
         )
+        if info is None:
+            shared[self.parent] = item._fixtureinfo
         item.add_marker(getattr(pytest.mark, _SCENARIO_MARK)(named.name))
         for tag in named.tags:
             _register_tag(self.config, tag)
             item.add_marker(tag)
         return item
+
+
+_FIXTURE_INFO = pytest.StashKey[dict[Any, FuncFixtureInfo]]()
+"""The fixtures of the scenario items of a directory, worked out for its first item.
+
+Every scenario item has the same function signature (``request``) and no marker that
+asks for a fixture (the tags that could are refused), and a YAML file defines no
+fixture: what an item sees is what its directory's conftest files and the plugins
+give, the same for all the items of a directory.
+"""
+
+
+def _own_copy(info: FuncFixtureInfo) -> FuncFixtureInfo:
+    """The shared fixture information with a list of names of its own: a plugin may add
+    to one item's ``fixturenames``."""
+    return dataclasses.replace(info, names_closure=list(info.names_closure))
 
 
 def broken_paths(directory: pytest.Directory, found: Discovery) -> list[BrokenScenarioPath]:

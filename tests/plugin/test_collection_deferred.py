@@ -105,6 +105,34 @@ def test_finished_items_keep_no_loaded_scenario(
     result.assert_outcomes(passed=5)
 
 
+_AUTOUSE = """
+import pytest
+
+SEEN = []
+
+
+@pytest.fixture(autouse=True)
+def _note(request):
+    SEEN.append(request.node.name)
+
+
+def pytest_terminal_summary(terminalreporter):
+    terminalreporter.write_line(f"seen: {sorted(SEEN)}")
+"""
+
+
+def test_a_conftest_fixture_reaches_the_scenario_items_of_its_directory_only(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    write_scenario("one.yaml", PASSING, folder="scenarios/with")
+    write_scenario("two.yaml", PASSING.replace("delegate-review", "two"), folder="scenarios/with")
+    write_scenario("three.yaml", PASSING.replace("delegate-review", "three"), folder="scenarios")
+    (pytester.path / "scenarios" / "with" / "conftest.py").write_text(_AUTOUSE)
+    result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["seen: ['delegate-review', 'two']"])
+
+
 _EDIT_AFTER_COLLECTION = """
 from pathlib import Path
 
