@@ -31,6 +31,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import FOREIGN_PLUGINS_OFF
+
 FILES = Path(__file__).parent / "files"
 SUFFIXES = (".yaml", ".yml")
 MEMORY_LIMIT = 2 * 1024**3  # bytes of address space for each subprocess
@@ -163,6 +165,7 @@ def outcomes(corpus: Path) -> dict[str, Outcome]:
         "pytest": [
             *quick, "pytest", "-c", str(root / "pytest.ini"),
             "--rootdir", str(root), "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+            *FOREIGN_PLUGINS_OFF.split(),
             "--handoff-scenarios", str(corpus), "--tb=native", "-q", "-rfE",
         ],
     }  # fmt: skip
