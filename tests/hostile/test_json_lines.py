@@ -163,6 +163,7 @@ def _outputs(path: Path) -> dict[str, list[str | None]]:
     return {str(t.name): [e.output for e in t.of_type("run_end")] for t in read_otlp(path)}
 
 
+@pytest.mark.slow  # two xdist worker interpreters
 def test_xdist_hands_traces_with_line_separators_to_the_controller_on_a_passing_suite(
     project: pytest.Pytester,
 ) -> None:
@@ -208,6 +209,7 @@ def pytest_handoff_make_model(config, scenario, agent_name, model_spec):
 """
 
 
+@pytest.mark.slow  # two xdist worker interpreters
 def test_xdist_and_the_otlp_file_carry_a_plugin_models_output_holding_a_lone_surrogate(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -58,6 +58,7 @@ def _within(seconds: float, mode: str, calls: list[object]) -> TrajectoryResult:
     return done[0]
 
 
+@pytest.mark.slow  # ten thousand calls in each mode
 @pytest.mark.parametrize(
     "mode", ["exact", "subsequence", "per_branch", "unordered", "superset", "subset"]
 )
