@@ -144,7 +144,13 @@ class VirtualTimeLoop(asyncio.SelectorEventLoop):
         """
         if getattr(self, "_asyncgens"):  # noqa: B009 - a private set of the base loop
             self.run_until_complete(self.shutdown_asyncgens())
-        if getattr(self, "_default_executor") is not None:  # noqa: B009
+        executor = getattr(self, "_default_executor")  # noqa: B009
+        if isinstance(executor, concurrent.futures.ThreadPoolExecutor) and not executor._threads:
+            # No worker thread to wait for (an executor that runs work inline, or one never
+            # used): shut it down here. asyncio's way starts a thread to join none of them.
+            self._executor_shutdown_called = True
+            executor.shutdown(wait=True)
+        elif executor is not None:
             self.run_until_complete(self.shutdown_default_executor())
 
     def _advance(self, delta_us: int) -> None:
