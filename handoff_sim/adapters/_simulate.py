@@ -157,9 +157,17 @@ class _OrderedTask(asyncio.Task):  # type: ignore[type-arg]  # the C class is ge
     the set (openai-agents does, when one call fails a turn or the run is cancelled). A
     task's default hash is its memory address, so that order changed from run to run;
     with the creation number it is the same on every run of a seed.
+
+    The number is set before the task's own ``__init__``, which files the task in
+    asyncio's registry of every task (a set, by hash): set later, every task of a run
+    would hash alike there, and each new task would be compared with all live ones.
     """
 
-    _number = 0
+    __slots__ = ("_number",)
+
+    def __init__(self, coro: Any, *, loop: asyncio.AbstractEventLoop, number: int, **kwargs: Any):
+        self._number = number
+        super().__init__(coro, loop=loop, **kwargs)
 
     def __hash__(self) -> int:
         return self._number
@@ -170,12 +178,10 @@ def _ordered_tasks() -> Iterator[None]:
     """Tasks created on the running loop hash by creation order (see :class:`_OrderedTask`)."""
     loop = asyncio.get_running_loop()
     previous = loop.get_task_factory()
-    count = itertools.count(1)
+    count = itertools.count(1).__next__
 
     def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Future[Any]:
-        task = _OrderedTask(coro, loop=loop, **kwargs)
-        task._number = next(count)
-        return task
+        return _OrderedTask(coro, loop=loop, number=count(), **kwargs)
 
     loop.set_task_factory(factory)
     try:
