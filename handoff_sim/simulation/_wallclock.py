@@ -113,11 +113,24 @@ def _clock() -> WallClock | None:
         return None
     try:
         caller = sys._getframe(2).f_globals.get("__name__")
-    except ValueError:  # called from outside any Python frame
+        real = _KEEPS_REAL.get(caller)
+    except (ValueError, TypeError):  # no Python frame there; a name that is no string
         return clock
-    if isinstance(caller, str) and (caller in _REAL_FOR or caller.startswith(_REAL_FOR_PACKAGES)):
-        return None
-    return clock
+    if real is None:
+        real = _keeps_real(caller)
+    return None if real else clock
+
+
+# Whether a caller module keeps the real clock, by its name: the answer is read on every
+# clock read, so it is worked out once per module (a bounded table: names are modules).
+_KEEPS_REAL: Final[dict[object, bool]] = {}
+
+
+def _keeps_real(name: object) -> bool:
+    real = isinstance(name, str) and (name in _REAL_FOR or name.startswith(_REAL_FOR_PACKAGES))
+    if len(_KEEPS_REAL) < 10_000:
+        _KEEPS_REAL[name] = real
+    return real
 
 
 def carry(func: Callable[..., T]) -> Callable[..., T]:
@@ -318,6 +331,8 @@ for _sim, _real_class in ((_SimDate, _real_date), (_SimDatetime, _real_datetime)
 def _virtual_now(clock: WallClock, tz: _dt.tzinfo | None) -> _dt.datetime:
     """What ``datetime.now(tz)`` returns inside the simulation of ``clock``."""
     utc = _EPOCH + _dt.timedelta(microseconds=clock.epoch_us())
+    if tz is _UTC:  # what UTC's fromutc() would give back: the same aware datetime
+        return utc
     return utc.replace(tzinfo=None) if tz is None else tz.fromutc(utc.replace(tzinfo=tz))
 
 
