@@ -37,9 +37,11 @@ async def _fan_out(count: int) -> tuple[list[int], list[int]]:
 def test_tasks_of_a_simulated_run_hash_by_creation_order_on_every_run() -> None:
     first = simulate_run(lambda: _fan_out(20)).result
     again = simulate_run(lambda: _fan_out(20)).result
-    assert first is not None and again is not None
+    assert first is not None
+    assert again is not None
     hashes = first[0]
-    assert hashes == sorted(hashes) and len(set(hashes)) == 20
+    assert hashes == sorted(hashes)
+    assert len(set(hashes)) == 20
     assert hashes[-1] - hashes[0] == 19
     assert again[0] == hashes
 
