@@ -276,22 +276,36 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
-    """With scenario directories, no cyclic garbage collection while collecting.
+    """With scenario directories, no cyclic garbage collection while collecting, and what
+    was built until then frozen for the tests.
 
     Collection builds what lives for the whole session (an item per scenario, its
-    marks and keywords); each pass of the collector during it walked all of that again.
-    After it, what it built goes straight to the oldest generation (``gc.freeze()``
-    then ``gc.unfreeze()``: nothing stays frozen, no pass is made).
+    marks and keywords); each pass of the collector during it walked all of that again,
+    and each full pass during the tests would walk it again. So it is frozen
+    (``gc.freeze()``: left out of every pass, never freed) until the session ends;
+    unless something else froze objects already, whose freezing is then left alone.
     """
-    if not session.config.stash.get(SCENARIO_DIRS, ()) or not gc.isenabled():
+    config = session.config
+    if not config.stash.get(SCENARIO_DIRS, ()) or not gc.isenabled():
         return (yield)
     gc.disable()
     try:
         return (yield)
     finally:
-        gc.freeze()
-        gc.unfreeze()
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            config.stash[_FROZEN] = True
         gc.enable()
+
+
+_FROZEN = pytest.StashKey[bool]()
+"""Set when this session froze what it had built by the end of collection."""
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """What the session froze can be freed again (a session run in-process ends here)."""
+    if config.stash.get(_FROZEN, False):
+        gc.unfreeze()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

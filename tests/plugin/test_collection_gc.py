@@ -1,4 +1,5 @@
-"""Collecting scenario files pauses the cyclic garbage collector and gives it back as it was."""
+"""Collecting scenario files pauses the cyclic garbage collector and gives it back as it was;
+what collection built is frozen (left out of the collector's passes) until the session ends."""
 
 from __future__ import annotations
 
@@ -77,3 +78,45 @@ def test_sessions_without_scenario_directories_leave_the_collector_alone(
     gc.enable()
     result = pytester.runpytest_inprocess()
     result.assert_outcomes(passed=1)
+
+
+_FROZEN_PROBE = """
+import gc
+
+
+def test_what_collection_built_is_frozen_while_tests_run():
+    assert (gc.get_freeze_count() > 0) is FROZEN
+"""
+
+
+@pytest.fixture
+def nothing_frozen() -> Iterator[None]:
+    """The outer session's frozen objects (none) come back as they were."""
+    gc.unfreeze()
+    yield
+    gc.unfreeze()
+
+
+@pytest.mark.usefixtures("gc_restored", "nothing_frozen")
+def test_what_collection_built_stays_out_of_the_collectors_passes_until_the_session_ends(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    write_scenario("ok.yaml", PASSING)
+    pytester.makepyfile(test_probe=_FROZEN_PROBE.replace("FROZEN", "True"))
+    gc.enable()
+    result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios", ".")
+    result.assert_outcomes(passed=2)
+    assert gc.get_freeze_count() == 0  # unfrozen when the session ended
+
+
+@pytest.mark.usefixtures("gc_restored", "nothing_frozen")
+def test_objects_someone_else_froze_are_left_frozen(
+    pytester: pytest.Pytester, write_scenario: Write
+) -> None:
+    write_scenario("ok.yaml", PASSING)
+    pytester.makepyfile(test_probe=_FROZEN_PROBE.replace("FROZEN", "True"))
+    gc.enable()
+    gc.freeze()
+    result = pytester.runpytest_inprocess("--handoff-scenarios", "scenarios", ".")
+    result.assert_outcomes(passed=2)
+    assert gc.get_freeze_count() > 0  # not unfrozen by the session
