@@ -187,12 +187,12 @@ def test_restated_bars_carry_cpu_and_instructions_and_their_verdicts(bench: Any)
     assert per[3] == "**NOT met**"
     assert _row(rows, "suite of 10,000 files: pytest CPU")[3] == "n/a"
     assert _row(rows, "per-scenario cost at 10,000")[3] == "n/a"
-    assert _row(rows, "suite of 1,000 files: pytest peak RSS")[1:] == ["n/a", "n/a", "n/a"]
+    assert _row(rows, "suite of 1,000 files: pytest peak RSS")[1:] == ["n/a", "–", "n/a"]
     xdist = _row(rows, "suite of 1,000 files: pytest -n 2")
     assert xdist[1] == "wall 5.0 / 6.5 s = 0.77x; CPU 1.17x"
     assert xdist[3] == "**met**"
     assert _row(rows, "langgraph run with handoff-sim (handoff-sim)")[3] == "**NOT met**"
-    assert _row(rows, "pydantic-ai run with handoff-sim")[1:] == ["n/a", "n/a", "n/a"]
+    assert _row(rows, "pydantic-ai run with handoff-sim")[1:] == ["n/a", "–", "n/a"]
 
 
 def test_the_suite_flatness_bar_compares_the_largest_suite_with_the_smallest(
