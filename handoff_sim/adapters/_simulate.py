@@ -157,31 +157,37 @@ class _OrderedTask(asyncio.Task):  # type: ignore[type-arg]  # the C class is ge
     the set (openai-agents does, when one call fails a turn or the run is cancelled). A
     task's default hash is its memory address, so that order changed from run to run;
     with the creation number it is the same on every run of a seed.
-
-    The number is set before the task's own ``__init__``, which files the task in
-    asyncio's registry of every task (a set, by hash): set later, every task of a run
-    would hash alike there, and each new task would be compared with all live ones.
     """
 
     __slots__ = ("_number",)
-
-    def __init__(self, coro: Any, *, loop: asyncio.AbstractEventLoop, number: int, **kwargs: Any):
-        self._number = number
-        super().__init__(coro, loop=loop, **kwargs)
+    _number: int
 
     def __hash__(self) -> int:
         return self._number
 
 
+_new_task = _OrderedTask.__new__
+_init_task = asyncio.Task.__init__
+
+
 @contextmanager
 def _ordered_tasks() -> Iterator[None]:
-    """Tasks created on the running loop hash by creation order (see :class:`_OrderedTask`)."""
+    """Tasks created on the running loop hash by creation order (see :class:`_OrderedTask`).
+
+    The number is in place before the task's ``__init__``, which files the task in
+    asyncio's registry of live tasks (a set, by hash): numbered later, every task of a
+    run was filed under one hash, and each new one compared with all the live ones.
+    Made and initialised apart, the task needs no ``__init__`` of ours (a Python call).
+    """
     loop = asyncio.get_running_loop()
     previous = loop.get_task_factory()
     count = itertools.count(1).__next__
 
     def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Future[Any]:
-        return _OrderedTask(coro, loop=loop, number=count(), **kwargs)
+        task = _new_task(_OrderedTask)
+        task._number = count()
+        _init_task(task, coro, loop=loop, **kwargs)
+        return task
 
     loop.set_task_factory(factory)
     try:
