@@ -83,12 +83,13 @@ _NOT_SCANNED_PACKAGES: Final = (*_REAL_FOR_PACKAGES, "freezegun.")
 class WallClock:
     """One simulation's wall clock: ``start`` plus the virtual microseconds of its loop."""
 
-    __slots__ = ("_elapsed_us", "_start_us")
+    __slots__ = ("_elapsed_us", "_last", "_start_us")
 
     def __init__(self, start: _dt.datetime, elapsed_us: Callable[[], int]) -> None:
         aware = start if start.utcoffset() is not None else start.replace(tzinfo=_UTC)
         self._start_us = (aware - _EPOCH) // _ONE_US
         self._elapsed_us = elapsed_us
+        self._last = (self._start_us, _EPOCH + _dt.timedelta(microseconds=self._start_us))
 
     def epoch_us(self) -> int:
         """Microseconds since the Unix epoch, as the simulation sees it."""
@@ -97,6 +98,20 @@ class WallClock:
     def elapsed_us(self) -> int:
         """Virtual microseconds since the simulation began (its monotonic clock)."""
         return self._elapsed_us()
+
+    def utc_now(self) -> _dt.datetime:
+        """The simulation's instant as an aware UTC datetime.
+
+        Virtual time stands still between timers, so most reads ask for the instant the
+        last one made: that one is kept (datetimes are immutable), as building one from
+        the epoch costs more than the rest of a read.
+        """
+        now_us = self._start_us + self._elapsed_us()
+        last_us, last = self._last
+        if now_us != last_us:
+            last = _EPOCH + _dt.timedelta(microseconds=now_us)
+            self._last = (now_us, last)
+        return last
 
     def bind(self, context: Context) -> None:
         """Make this the wall clock of everything that runs in ``context``."""
@@ -330,7 +345,7 @@ for _sim, _real_class in ((_SimDate, _real_date), (_SimDatetime, _real_datetime)
 
 def _virtual_now(clock: WallClock, tz: _dt.tzinfo | None) -> _dt.datetime:
     """What ``datetime.now(tz)`` returns inside the simulation of ``clock``."""
-    utc = _EPOCH + _dt.timedelta(microseconds=clock.epoch_us())
+    utc = clock.utc_now()
     if tz is _UTC:  # what UTC's fromutc() would give back: the same aware datetime
         return utc
     return utc.replace(tzinfo=None) if tz is None else tz.fromutc(utc.replace(tzinfo=tz))
