@@ -48,3 +48,21 @@ def test_a_module_by_any_other_name_reads_virtual_time_on_every_read() -> None:
     expected = (START + datetime.timedelta(seconds=90)).timestamp()
     for name in ("asyncio_lookalike", "handoff_user_code", 42, ["not", "hashable"], None):
         assert _inside(_reader(name)) == [expected] * 3, name
+
+
+def test_the_instant_read_moves_as_soon_as_virtual_time_does() -> None:
+    async def main() -> list[datetime.datetime]:
+        seen = [datetime.datetime.now(UTC), datetime.datetime.now(UTC)]
+        await asyncio.sleep(0.000001)
+        seen += [datetime.datetime.now(UTC), datetime.datetime.now()]
+        await asyncio.sleep(3600)
+        seen.append(datetime.datetime.now(datetime.timezone(datetime.timedelta(hours=2))))
+        return seen
+
+    with Simulation(start=START) as sim:
+        first, again, moved, naive, later = sim.run_coroutine(main())
+    assert first == again == START
+    assert moved == START + datetime.timedelta(microseconds=1)
+    assert naive == moved.replace(tzinfo=None)
+    assert later == START + datetime.timedelta(hours=1, microseconds=1)
+    assert later.utcoffset() == datetime.timedelta(hours=2)
