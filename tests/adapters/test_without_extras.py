@@ -13,6 +13,7 @@ import pytest
 from handoff_sim.adapters import MissingExtraError
 from tests._helpers import needs_extra
 from tests.adapters._extras import hide
+from tests.conftest import FOREIGN_PLUGINS_OFF
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +38,7 @@ def test_the_adapter_tests_skip_naming_the_extra_when_the_frameworks_are_absent(
             "no:cacheprovider",
             "-p",
             "no:xdist",
+            *FOREIGN_PLUGINS_OFF.split(),
             "-rs",
             "-q",
             "--deselect",
