@@ -141,6 +141,7 @@ def test_R_an_invalid_user_pattern_is_refused_naming_it() -> None:
         Redaction(patterns="sk-.*")
 
 
+@pytest.mark.slow  # it spends the pattern's real one-second budget
 def test_R_a_backtracking_user_pattern_stops_in_bounded_time() -> None:
     # ^(a|a)+$ on sixty a's and a '!' backtracks for hours; the match is stopped at its budget
     # (one second: this test takes about that long, by design)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from handoff_sim.events import (
     HandoffAttemptStartEvent,
     HandoffStartEvent,
@@ -132,6 +134,7 @@ def test_a_handoff_that_never_ended_is_shown_open_to_the_end_of_the_trace() -> N
     assert [(s.status, s.label) for s in handoff.segments] == [("open", "#1 ⚠ open never ended")]
 
 
+@pytest.mark.slow  # a thousand handoffs, run and drawn
 def test_a_thousand_parallel_handoffs_are_one_group_of_compact_rows() -> None:
     trace = wide().trace
     timeline = build_timeline(trace.events)
