@@ -212,7 +212,9 @@ def _flat_suite(ss: Sequence[Record]) -> Row:
         return [bar, NA, NOT_COUNTED, NA]
     small_ms = _num(_suite(ss, small), "pytest_ms_per_scenario")
     each = f"{r['pytest_ms_per_scenario']:.2f} / {small_ms[0]:.2f} ms = " if small_ms else ""
-    cell = f"{each}{r['flat_ratio']:.2f}x (the command: {r.get('flat_ratio_cli', NA)}x)"
+    cli = r.get("flat_ratio_cli")
+    beside = f" (the command: {cli:.2f}x)" if isinstance(cli, int | float) else ""
+    cell = f"{each}{r['flat_ratio']:.2f}x{beside}"
     return [bar, cell, NOT_COUNTED, verdict(r["flat_ratio"] <= SUITE_SCALE)]
 
 

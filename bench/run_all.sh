@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 PY=${PY:-python}
 OUT=bench/out
 mkdir -p "$OUT"
-rm -f "$OUT"/*.jsonl "$OUT/durations.json"
+rm -f "$OUT"/*.jsonl "$OUT/durations.json" "$OUT/instructions.seconds"
 declare -A took=()
 order=()
 
@@ -80,8 +80,11 @@ fi
 if [[ $callgrind == 1 && "${CALLGRIND_ALONGSIDE:-0}" == 1 ]]; then
   # instruction counts do not depend on load: count them while the timed steps run
   echo "+ instructions (alongside the other steps)" >&2
-  t_ins=$SECONDS
-  count_instructions &
+  (
+    t0=$SECONDS
+    count_instructions
+    echo $((SECONDS - t0)) > "$OUT/instructions.seconds"
+  ) &
   ins_pid=$!
 fi
 
@@ -116,7 +119,7 @@ else
 fi
 if [[ -n "${ins_pid:-}" ]]; then
   wait "$ins_pid"
-  took[instructions_alongside]=$((SECONDS - t_ins))
+  took[instructions_alongside]=$(cat "$OUT/instructions.seconds")
   order+=(instructions_alongside)
 fi
 
