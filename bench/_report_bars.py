@@ -275,7 +275,7 @@ def restated_bars(
     ss: Sequence[Record],
     ad: Sequence[Record],
 ) -> list[Row]:
-    """Every restated bar, in the order the issue states them."""
+    """Every restated bar, in the order they were restated."""
     return [
         handoff_cost(d, ins),
         *peer_bars(d, ins),

@@ -1,4 +1,4 @@
-"""Smoke test of the benchmark scripts in bench/ (SPEC §11): each runs with tiny sizes.
+"""Smoke test of the benchmark scripts in bench/: each runs with tiny sizes.
 
 No peers and no timed assertions: the bars are measured by the scripts, never by tests.
 These check that every script runs, verifies its workload and prints well-formed output.
