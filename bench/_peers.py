@@ -14,15 +14,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _common import BENCH_DIR, REPO_ROOT
+from _common import REPO_ROOT
 
 __all__ = [
     "PEERS",
     "PEER_MODULES",
     "PEER_VENV",
-    "peer_command",
     "peer_interpreter",
-    "peer_python",
     "setup_peers",
 ]
 
@@ -40,16 +38,6 @@ def peer_interpreter(framework: str) -> Path | None:
     if importlib.util.find_spec(PEER_MODULES[framework]) is not None:
         return Path(sys.executable)
     return None
-
-
-def peer_python() -> Path:
-    """The peers' interpreter; exits with how to create it when it is missing."""
-    python = PEER_VENV / "bin" / "python"
-    if not python.exists():
-        raise SystemExit(
-            f"no peer virtualenv at {PEER_VENV}: run `python bench/delegation.py --setup-peers`"
-        )
-    return python
 
 
 def _versions(package: str) -> list[str]:
@@ -97,21 +85,3 @@ def setup_peers() -> dict[str, str]:
         [str(PEER_VENV / "bin" / "python"), "-m", "pip", "install", "-q", *reqs], check=True
     )
     return pins
-
-
-def peer_command(framework: str, workload: str, n: int, repeats: int) -> list[str]:
-    """The command that measures one peer workload (one JSON line, default variant)."""
-    size = "--handoffs" if workload == "sequential" else "--fanout"
-    cmd = [
-        str(peer_python()),
-        str(BENCH_DIR / "peers" / PEERS[framework]),
-        "--workload",
-        workload,
-        size,
-        str(n),
-        "--repeats",
-        str(repeats),
-    ]
-    if workload == "parallel" and n != 50:
-        cmd.append("--no-parallel-check")  # the overlap proof is made once, at K=50
-    return cmd
