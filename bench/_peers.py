@@ -1,4 +1,4 @@
-"""The peer frameworks' side: a private virtualenv and the commands that run their workloads.
+"""The peer frameworks' side: a private virtualenv, and the interpreter that runs their workloads.
 
 The peers are never a dependency of handoff-sim. ``--setup-peers`` creates
 ``.handoff-venvs/peers`` (gitignored) with exactly the pinned versions (``PINS``) the bars
