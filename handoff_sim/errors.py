@@ -121,6 +121,8 @@ AgentDefinitionWarning (UserWarning)       [styles.sophi] a malformed definition
 JsonProblem (ValueError)                   [_safe] text is not JSON; callers say where
 MarkerProblem (ValueError)                 [pytest_handoff._recording_paths] a misused
                                            handoff_recording marker: the test fails saying how
+ScenarioRefused                            [pytest_handoff._loading] a scenario file refused at
+                                           its item's setup; the item reports its problem lines
 UnreadableFile                             [_files] a path that is no regular file or is too large;
                                            callers say which path
 StopShrinking (BaseException)              [fuzzing._engine] the fuzzer's shrink budget is spent

@@ -25,8 +25,7 @@ from handoff_sim.errors import CheckFailedError
 
 if TYPE_CHECKING:
     from handoff_sim.scenarios import LoadedScenario, Problem
-    from handoff_sim.scenarios._load import Discovery
-    from handoff_sim.scenarios._load._names import ScenarioName
+    from handoff_sim.scenarios._load import Discovery, ScenarioName
 
 from pytest_handoff._keys import BROKEN_FILES, SCENARIO_DIRS
 
@@ -76,7 +75,7 @@ class ScenarioFile(pytest.File):
 
     def _items(self) -> Iterator[ScenarioItem]:
         try:
-            from handoff_sim.scenarios._load._names import scenario_names
+            from handoff_sim.scenarios._load import scenario_names
         except ImportError as exc:
             raise self.CollectError(
                 f"{self.path}: pytest-handoff cannot load scenario support: {exc}"
@@ -92,7 +91,7 @@ class ScenarioFile(pytest.File):
         """The names of a file the quick reading could not name, from loading it whole;
         the loader's refusal is the collection error. The loaded scenarios are let go."""
         from handoff_sim.scenarios import ScenarioFileError, load_file
-        from handoff_sim.scenarios._load._names import ScenarioName
+        from handoff_sim.scenarios._load import ScenarioName
         from pytest_handoff._loading import ScenarioRefused, check_tags, model_kind_text
 
         try:

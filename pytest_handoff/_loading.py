@@ -1,6 +1,6 @@
 """A scenario item loads its file when it runs, and lets it go when it is done.
 
-Collection only names the items (``handoff_sim.scenarios._load._names``); the file is
+Collection only names the items (``scenario_names`` of the loader); the file is
 validated here, in the item's setup, so a suite holds no loaded scenario between its
 tests and an xdist worker validates only the files of the items it runs. A file that
 is refused fails the setup of each of its items with the ``path:line:col`` lines; the

@@ -4,25 +4,26 @@ from __future__ import annotations
 
 __all__ = ["diverged", "divergence_types"]
 
-#: The replay's errors that mean "the code now asks what the recording does not hold".
-_NAMES = (
-    "ReplayMismatchError",
-    "ReplayExhaustedError",
-    "ToolReplayMismatchError",
-    "UnusedRecordingError",
-)
-
 _MAX_LINKS = 64
 
 
 def divergence_types() -> tuple[type[BaseException], ...]:
     """The replay's divergence errors and the blocked real model call."""
-    import handoff_sim.recording as recording
+    from handoff_sim.errors import (
+        ReplayExhaustedError,
+        ReplayMismatchError,
+        ToolReplayMismatchError,
+        UnusedRecordingError,
+    )
     from pytest_handoff._recording_errors import RealModelBlockedError
 
-    found = [getattr(recording, name, None) for name in _NAMES]
-    types = [t for t in found if isinstance(t, type) and issubclass(t, BaseException)]
-    return (*types, RealModelBlockedError)
+    return (
+        ReplayMismatchError,
+        ReplayExhaustedError,
+        ToolReplayMismatchError,
+        UnusedRecordingError,
+        RealModelBlockedError,
+    )
 
 
 def diverged(exc: BaseException) -> bool:

@@ -242,6 +242,7 @@ _OUTSIDE_ON_PURPOSE = {
     "AgentDefinitionWarning",
     "JsonProblem",
     "MarkerProblem",
+    "ScenarioRefused",
     "StopShrinking",
     "UnreadableFile",
 }

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from handoff_sim.scenarios import load_file
-from handoff_sim.scenarios._load._names import scenario_names
+from handoff_sim.scenarios._load import scenario_names
 from tests.plugin._support import BROKEN, MATRIX, PASSING
 from tests.plugin.conftest import Write
 

@@ -18,6 +18,7 @@ from handoff_sim.scenarios._load._loader import (
     load_path,
     load_text,
 )
+from handoff_sim.scenarios._load._names import ScenarioName, scenario_names
 from handoff_sim.scenarios._load._outputs import output_problems
 from handoff_sim.scenarios._load._yaml import FieldPath, ParsedYaml, SourceMap, dotted, parse_yaml
 
@@ -29,6 +30,7 @@ __all__ = [
     "LoadFailure",
     "LoadedScenario",
     "ParsedYaml",
+    "ScenarioName",
     "SourceMap",
     "discover",
     "dotted",
@@ -40,5 +42,6 @@ __all__ = [
     "output_problems",
     "parse_yaml",
     "resolve_input_type",
+    "scenario_names",
     "search_path",
 ]

@@ -29,8 +29,7 @@ from handoff_sim.scenarios._load._yaml import (
     parse_yaml,
 )
 from handoff_sim.scenarios._load._yaml_quick import STR_TAG
-from handoff_sim.scenarios._schema._scenario import NAME_PATTERN
-from handoff_sim.scenarios._schema._types import tag_problem
+from handoff_sim.scenarios._schema import NAME_PATTERN, tag_problem
 
 __all__ = ["ScenarioName", "scenario_names"]
 

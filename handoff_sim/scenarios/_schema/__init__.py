@@ -36,6 +36,7 @@ from handoff_sim.scenarios._schema._recorded import (
     UsageSpec,
 )
 from handoff_sim.scenarios._schema._scenario import (
+    NAME_PATTERN,
     AdversarialSpec,
     AgentSpec,
     AgentTypeSpec,
@@ -69,6 +70,7 @@ from handoff_sim.scenarios._schema._types import (
 
 __all__ = [
     "MATCHERS",
+    "NAME_PATTERN",
     "RECORDING_FORMAT",
     "RESERVED_TAGS",
     "AdversarialSpec",
