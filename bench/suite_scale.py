@@ -306,16 +306,20 @@ def summarise(runs: Runs, files: int, repeats: int) -> Record:
     rec["pytest_ms_per_scenario"] = round(pytest_ms, 4)
     rec["handoff_sim_run_ms_per_scenario"] = round(cli_ms, 4)
     rec["trivial_item_ms"] = round(trivial_ms, 4)
-    rec["pytest_vs_trivial_item_plus_cli"] = round(pytest_ms / (trivial_ms + cli_ms), 3)
-    rec["trivial_item_plus_cli_vs_cli"] = round((trivial_ms + cli_ms) / cli_ms, 3)
-    rec["pytest_ms_vs_cli_ms"] = round(pytest_ms / cli_ms, 3)
-    rec["bar_per_scenario_met"] = rec["pytest_vs_trivial_item_plus_cli"] <= PER_SCENARIO_RATIO
-    rec["rss_vs_cli"] = round(rec["pytest_peak_rss_mb"] / rec["handoff_sim_run_peak_rss_mb"], 3)
-    rec["bar_rss_met"] = rec["rss_vs_cli"] <= RSS_RATIO
+    rec["pytest_vs_trivial_item_plus_cli"] = _ratio(pytest_ms, trivial_ms + cli_ms)
+    rec["trivial_item_plus_cli_vs_cli"] = _ratio(trivial_ms + cli_ms, cli_ms)
+    rec["pytest_ms_vs_cli_ms"] = _ratio(pytest_ms, cli_ms)
+    rec["bar_per_scenario_met"] = _at_most(
+        rec["pytest_vs_trivial_item_plus_cli"], PER_SCENARIO_RATIO
+    )
+    rec["rss_vs_cli"] = _ratio(rec["pytest_peak_rss_mb"], rec["handoff_sim_run_peak_rss_mb"])
+    rec["bar_rss_met"] = _at_most(rec["rss_vs_cli"], RSS_RATIO)
     if "pytest_n2" in runs:
-        rec["n2_vs_n0_wall"] = round(rec["pytest_n2_wall_s"] / rec["pytest_wall_s"], 3)
-        rec["n2_vs_n0_cpu"] = round(rec["pytest_n2_cpu_s"] / rec["pytest_cpu_s"], 3)
-        rec["bar_xdist_met"] = rec["n2_vs_n0_wall"] < 1.0 and rec["n2_vs_n0_cpu"] <= XDIST_CPU_RATIO
+        rec["n2_vs_n0_wall"] = _ratio(rec["pytest_n2_wall_s"], rec["pytest_wall_s"])
+        rec["n2_vs_n0_cpu"] = _ratio(rec["pytest_n2_cpu_s"], rec["pytest_cpu_s"])
+        rec["bar_xdist_met"] = _below(rec["n2_vs_n0_wall"], 1.0) and _at_most(
+            rec["n2_vs_n0_cpu"], XDIST_CPU_RATIO
+        )
     rec["python"] = machine()["python"]
     rec["nproc"] = machine()["nproc"]
     return rec
@@ -345,13 +349,31 @@ def flatness(records: list[Record]) -> None:
     if len(records) < 2:
         return
     small, large = records[-1], records[0]
-    ratio = large["pytest_ms_per_scenario"] / small["pytest_ms_per_scenario"]
+    ratio = _ratio(large["pytest_ms_per_scenario"], small["pytest_ms_per_scenario"])
     large["flat_vs_files"] = small["files"]
-    large["flat_ratio"] = round(ratio, 3)
-    large["flat_ratio_cli"] = round(
-        large["handoff_sim_run_ms_per_scenario"] / small["handoff_sim_run_ms_per_scenario"], 3
+    large["flat_ratio"] = ratio
+    large["flat_ratio_cli"] = _ratio(
+        large["handoff_sim_run_ms_per_scenario"], small["handoff_sim_run_ms_per_scenario"]
     )
-    large["bar_flat_met"] = ratio <= FLAT_RATIO
+    large["bar_flat_met"] = _at_most(ratio, FLAT_RATIO)
+
+
+def _ratio(part: float, whole: float) -> float | None:
+    """``part / whole``, or None when ``whole`` is no positive cost (a suite too small to
+    rise above its start-up noise): a bar that cannot be measured is not met."""
+    return round(part / whole, 3) if whole > 0 else None
+
+
+def _x(ratio: float | None) -> str:
+    return "n/a" if ratio is None else f"{ratio:.2f}"
+
+
+def _at_most(ratio: float | None, bar: float) -> bool:
+    return ratio is not None and ratio <= bar
+
+
+def _below(ratio: float | None, bar: float) -> bool:
+    return ratio is not None and ratio < bar
 
 
 def _line(met: bool, text: str) -> None:
@@ -390,27 +412,27 @@ def report(rec: Record) -> None:
         f"per scenario: pytest {rec['pytest_ms_per_scenario']:.3f} ms CPU / (trivial item "
         f"{rec['trivial_item_ms']:.3f} + handoff-sim run "
         f"{rec['handoff_sim_run_ms_per_scenario']:.3f} ms) = "
-        f"{rec['pytest_vs_trivial_item_plus_cli']:.2f}x (trivial item + command: "
-        f"{rec['trivial_item_plus_cli_vs_cli']:.2f}x the command; pytest "
-        f"{rec['pytest_ms_vs_cli_ms']:.2f}x); bar <= {PER_SCENARIO_RATIO}",
+        f"{_x(rec['pytest_vs_trivial_item_plus_cli'])}x (trivial item + command: "
+        f"{_x(rec['trivial_item_plus_cli_vs_cli'])}x the command; pytest "
+        f"{_x(rec['pytest_ms_vs_cli_ms'])}x); bar <= {PER_SCENARIO_RATIO}",
     )
     if "bar_flat_met" in rec:
         _line(
             rec["bar_flat_met"],
             f"flat: per scenario at {rec['files']} files / at {rec['flat_vs_files']} = "
-            f"{rec['flat_ratio']:.2f}x (the command: {rec['flat_ratio_cli']:.2f}x); "
+            f"{_x(rec['flat_ratio'])}x (the command: {_x(rec['flat_ratio_cli'])}x); "
             f"bar <= {FLAT_RATIO}",
         )
     _line(
         rec["bar_rss_met"],
         f"memory: pytest peak RSS {rec['pytest_peak_rss_mb']:.1f} MB / handoff-sim run "
-        f"{rec['handoff_sim_run_peak_rss_mb']:.1f} MB = {rec['rss_vs_cli']:.2f}x; "
+        f"{rec['handoff_sim_run_peak_rss_mb']:.1f} MB = {_x(rec['rss_vs_cli'])}x; "
         f"bar <= {RSS_RATIO}",
     )
     if "bar_xdist_met" in rec:
         _line(
             rec["bar_xdist_met"],
-            f"xdist: -n 2 / -n 0 = {rec['n2_vs_n0_wall']:.2f} wall, {rec['n2_vs_n0_cpu']:.2f} "
+            f"xdist: -n 2 / -n 0 = {_x(rec['n2_vs_n0_wall'])} wall, {_x(rec['n2_vs_n0_cpu'])} "
             f"CPU; bar < 1 wall and <= {XDIST_CPU_RATIO} CPU",
         )
     else:

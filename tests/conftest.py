@@ -6,6 +6,9 @@ shortens its own summaries by it: a test about either sets ``CI`` itself.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
+
 import pytest
 
 
@@ -27,3 +30,21 @@ def _pytester_sessions_without_foreign_plugins(
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")  # it clears PYTEST_ADDOPTS when it starts
         monkeypatch.setenv("PYTEST_ADDOPTS", FOREIGN_PLUGINS_OFF)
+
+
+@pytest.fixture(autouse=True)
+def _no_default_loop_left_open() -> Iterator[None]:
+    """Close the thread's default event loop a framework's sync entry point left open.
+
+    pydantic-ai's ``run_sync`` and openai-agents' ``Runner.run_sync`` keep a default loop
+    on purpose; left behind, it is garbage-collected during some later test, whose run
+    then fails on the loop's ``ResourceWarning`` under ``filterwarnings = error``.
+    """
+    yield
+    policy = asyncio.get_event_loop_policy()
+    local = getattr(policy, "_local", None)  # asyncio's default policy; reading it makes no loop
+    loop = getattr(local, "_loop", None)
+    if isinstance(loop, asyncio.AbstractEventLoop) and not loop.is_running():
+        policy.set_event_loop(None)
+        if not loop.is_closed():
+            loop.close()
