@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from handoff_sim._durations import parse_duration
 from handoff_sim._errors._families import ConfigurationError
@@ -15,6 +15,7 @@ from handoff_sim.messages import ModelRequest, ModelResponse, ToolCall, Usage
 
 __all__ = [
     "RAISABLE",
+    "ExceptionName",
     "ScriptStep",
     "SimulatedModelError",
     "check_request",
@@ -131,7 +132,7 @@ def parse_step(raw: Any, index: int, *, where: str | None = None) -> ScriptStep:
     return ScriptStep(response, None, latency, expect, raw.get("check"), **extra)
 
 
-RAISABLE = (
+ExceptionName = Literal[
     "RuntimeError",
     "ValueError",
     "TypeError",
@@ -141,7 +142,10 @@ RAISABLE = (
     "TimeoutError",
     "ConnectionError",
     "OSError",
-)
+]
+"""A builtin error type a file may name (the scenario schema's ``type`` of ``raises``)."""
+
+RAISABLE: tuple[str, ...] = get_args(ExceptionName)
 """The builtin error types a step's ``error`` and a fake tool's ``raises`` may name."""
 _ERROR_TYPES: dict[str, type[Exception]] = {name: getattr(builtins, name) for name in RAISABLE}
 """The built-in exceptions a step's ``error: {type, message}`` may raise (a fake tool's too)."""

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["ExceptionName", "RaisesSpec"]
+from handoff_sim.testing._steps import ExceptionName
 
-ExceptionName = Literal[
-    "RuntimeError",
-    "ValueError",
-    "TypeError",
-    "KeyError",
-    "LookupError",
-    "PermissionError",
-    "TimeoutError",
-    "ConnectionError",
-    "OSError",
-]
+__all__ = ["ExceptionName", "RaisesSpec"]
 
 
 class RaisesSpec(BaseModel):
